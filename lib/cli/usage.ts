@@ -1,0 +1,55 @@
+/**
+ * The command line's words: version, modes, help text and the usage error.
+ * Kept free of heavy imports so that `--help` and `--version` start fast.
+ * @module
+ */
+
+/** termbridge's version; equal to package.json's (a test checks). */
+export const VERSION = "0.1.0";
+
+/** A bad command line: printed with a hint to `--help`, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** A mode's entry: runs with the arguments after the mode name, returns the exit code. */
+export type ModeMain = (args: string[]) => Promise<number>;
+
+/** One mode of the command line. `run` loads the mode lazily; undefined while not built. */
+export interface Mode {
+  name: string;
+  summary: string;
+  run?: () => Promise<ModeMain>;
+}
+
+/** The modes, in the order `--help` lists them. */
+export const MODES: readonly Mode[] = [
+  { name: "acp", summary: "run an ACP agent and serve its terminal/* and fs/* requests" },
+  { name: "serve", summary: "the terminal service as JSON-RPC on stdin/stdout" },
+  { name: "mcp", summary: "an MCP server with terminal tools, over stdio" },
+  { name: "repl", summary: "an interactive REPL to drive terminal sessions" },
+  { name: "run", summary: "run a script in the REPL's language (SCRIPT or - for stdin)" },
+];
+
+/** The top-level help text. */
+export const HELP = `termbridge ${VERSION}: real terminals for coding agents, shell scripts and people
+
+Usage:
+  termbridge acp [OPTIONS] -- AGENT [ARGS...]
+  termbridge serve [OPTIONS]
+  termbridge mcp [OPTIONS]
+  termbridge repl [OPTIONS]
+  termbridge run [OPTIONS] SCRIPT|-
+  termbridge --help | --version
+
+Modes:
+${MODES.map((m) => `  ${m.name.padEnd(7)} ${m.summary}`).join("\n")}
+
+Every program termbridge runs gets a real pseudo-terminal and a headless
+terminal emulator, so what it reports is what a person would see.
+
+Run "termbridge MODE --help" for the options of a mode.
+`;

@@ -1,0 +1,123 @@
+/// <reference types="bun-types" />
+/**
+ * The runtime shim for Bun.
+ * @module
+ */
+
+import process from "node:process";
+import { isatty } from "node:tty";
+import { afterExit } from "./exit_drain.ts";
+import { signalName } from "./signals.ts";
+import type {
+  ExitStatus,
+  PipedProcess,
+  PipedSpawnOptions,
+  PtyProcess,
+  PtySpawnOptions,
+  Runtime,
+  ShutdownSignal,
+} from "./types.ts";
+
+function exitStatusOf(
+  proc: { exitCode: number | null; signalCode: string | number | null },
+): ExitStatus {
+  if (typeof proc.signalCode === "number") {
+    return { exitCode: null, signal: signalName(proc.signalCode) };
+  }
+  if (proc.signalCode) return { exitCode: null, signal: proc.signalCode };
+  return { exitCode: proc.exitCode ?? 0, signal: null };
+}
+
+function spawnPty(options: PtySpawnOptions): PtyProcess {
+  let outputEnded!: () => void;
+  const ended = new Promise<void>((resolve) => outputEnded = resolve);
+  const proc = Bun.spawn(options.argv, {
+    cwd: options.cwd,
+    env: options.env,
+    terminal: {
+      cols: options.cols,
+      rows: options.rows,
+      data: (_terminal, bytes) => options.onData(bytes),
+      // Called at end of output (EOF or EIO of the master), not at process exit.
+      exit: () => outputEnded(),
+    },
+  });
+  const terminal = proc.terminal!;
+  return {
+    pid: proc.pid,
+    exited: afterExit(proc.exited.then(() => exitStatusOf(proc)), ended),
+    write: (data) => void terminal.write(data),
+    resize: (cols, rows) => terminal.resize(cols, rows),
+    close: async () => {
+      if (!terminal.closed) terminal.close();
+      await proc.exited;
+    },
+  };
+}
+
+function spawnPiped(options: PipedSpawnOptions): PipedProcess {
+  const proc = Bun.spawn(options.argv, {
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: options.stderr === "pipe" ? "pipe" : "inherit",
+  });
+  const sink = proc.stdin;
+  const stdin = new WritableStream<Uint8Array>({
+    write: async (chunk) => {
+      sink.write(chunk);
+      await sink.flush();
+    },
+    close: async () => void await sink.end(),
+    abort: async () => void await sink.end(),
+  });
+  return {
+    pid: proc.pid,
+    stdin,
+    stdout: proc.stdout,
+    stderr: options.stderr === "pipe" ? proc.stderr as ReadableStream<Uint8Array> : null,
+    exited: proc.exited.then(() => exitStatusOf(proc)),
+  };
+}
+
+function writeTo(stream: NodeJS.WriteStream, data: Uint8Array | string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    stream.write(data, (error) => error ? reject(error) : resolve())
+  );
+}
+
+/** Runtime abilities backed by Bun. */
+export const bunRuntime: Runtime = {
+  name: "bun",
+  version: Bun.version,
+  args: () => process.argv.slice(2),
+  env: () => ({ ...process.env }) as Record<string, string>,
+  exit: (code) => process.exit(code),
+  cwd: () => process.cwd(),
+  spawnPty,
+  spawnPiped,
+  kill(pid, signal) {
+    try {
+      process.kill(pid, signal);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "ESRCH") return false;
+      throw error;
+    }
+  },
+  stdin: () => Bun.stdin.stream() as ReadableStream<Uint8Array>,
+  writeStdout: (data) => writeTo(process.stdout, data),
+  writeStderr: (data) => writeTo(process.stderr, data),
+  isTerminal: (stream) => isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]),
+  setRawMode: (enabled) => void process.stdin.setRawMode(enabled),
+  consoleSize() {
+    const { columns, rows } = process.stdout;
+    return columns && rows ? { cols: columns, rows } : null;
+  },
+  onSignal(signal: ShutdownSignal, handler: () => void) {
+    process.on(signal, handler);
+    return () => void process.off(signal, handler);
+  },
+  memoryRss: () => process.memoryUsage.rss(),
+};

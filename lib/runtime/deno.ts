@@ -1,0 +1,138 @@
+/**
+ * The runtime shim for Deno.
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { openPtyMaster, setWindowSize } from "./deno_libc.ts";
+import { PtyPoller } from "./deno_poller.ts";
+import { afterExit } from "./exit_drain.ts";
+import type {
+  ExitStatus,
+  PipedProcess,
+  PipedSpawnOptions,
+  PtyProcess,
+  PtySpawnOptions,
+  Runtime,
+  ShutdownSignal,
+} from "./types.ts";
+
+let poller: PtyPoller | undefined;
+
+const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => existsSync(path)) ?? "setsid";
+
+/**
+ * The child is started by `/bin/sh`, which opens the slave side as stdio and
+ * execs util-linux `setsid -c`: a new session whose controlling terminal is
+ * the PTY. Every exec keeps the pid, so the pid is the program's.
+ */
+const LAUNCHER = `exec ${SETSID} -c -- "$@" <"$0" >"$0" 2>&1`;
+
+function toExitStatus(status: Deno.CommandStatus): ExitStatus {
+  if (status.signal !== null) return { exitCode: null, signal: status.signal };
+  // Deno reports 128+n for some signal deaths without setting `signal`.
+  return { exitCode: status.code, signal: null };
+}
+
+function spawnPty(options: PtySpawnOptions): PtyProcess {
+  poller ??= new PtyPoller();
+  const pty = poller;
+  const { fd, slavePath } = openPtyMaster();
+  setWindowSize(fd, options.cols, options.rows);
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("/bin/sh", {
+      args: ["-c", LAUNCHER, slavePath, ...options.argv],
+      cwd: options.cwd,
+      env: options.env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+  } catch (error) {
+    void pty.close(fd);
+    throw error;
+  }
+  let outputEnded!: () => void;
+  const ended = new Promise<void>((resolve) => outputEnded = resolve);
+  pty.add(fd, options.onData, outputEnded);
+  let closed = false;
+  return {
+    pid: child.pid,
+    exited: afterExit(child.status.then(toExitStatus), ended),
+    write: (data) => pty.write(fd, data),
+    resize: (cols, rows) => setWindowSize(fd, cols, rows),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pty.close(fd);
+      await child.status;
+    },
+  };
+}
+
+function spawnPiped(options: PipedSpawnOptions): PipedProcess {
+  const [command, ...args] = options.argv;
+  const child = new Deno.Command(command, {
+    args,
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: options.env !== undefined,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: options.stderr === "pipe" ? "piped" : "inherit",
+  }).spawn();
+  return {
+    pid: child.pid,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: options.stderr === "pipe" ? child.stderr : null,
+    exited: child.status.then(toExitStatus),
+  };
+}
+
+async function writeAll(file: typeof Deno.stdout, data: Uint8Array | string): Promise<void> {
+  let bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+}
+
+/** Runtime abilities backed by Deno. */
+export const denoRuntime: Runtime = {
+  name: "deno",
+  version: Deno.version.deno,
+  args: () => [...Deno.args],
+  env: () => Deno.env.toObject(),
+  exit: (code) => Deno.exit(code),
+  cwd: () => Deno.cwd(),
+  spawnPty,
+  spawnPiped,
+  kill(pid, signal) {
+    try {
+      Deno.kill(pid, signal as Deno.Signal);
+      return true;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return false;
+      if (String(error).includes("ESRCH")) return false;
+      throw error;
+    }
+  },
+  stdin: () => Deno.stdin.readable,
+  writeStdout: (data) => writeAll(Deno.stdout, data),
+  writeStderr: (data) => writeAll(Deno.stderr, data),
+  isTerminal: (stream) => ({ stdin: Deno.stdin, stdout: Deno.stdout, stderr: Deno.stderr })[stream].isTerminal(),
+  setRawMode: (enabled) => Deno.stdin.setRaw(enabled),
+  consoleSize() {
+    try {
+      const { columns, rows } = Deno.consoleSize();
+      return { cols: columns, rows };
+    } catch {
+      return null; // Not a terminal.
+    }
+  },
+  onSignal(signal: ShutdownSignal, handler: () => void) {
+    Deno.addSignalListener(signal, handler);
+    return () => Deno.removeSignalListener(signal, handler);
+  },
+  memoryRss: () => Deno.memoryUsage().rss,
+};

@@ -1,0 +1,114 @@
+/**
+ * The contract between termbridge and the JavaScript runtime it runs on.
+ *
+ * Everything that needs `Deno.*` or `Bun.*` is behind these interfaces; the
+ * implementations live in `deno.ts` and `bun.ts` and `mod.ts` picks one once.
+ * @module
+ */
+
+/** How a process ended: a normal exit has a code, a signal death has a signal name. */
+export interface ExitStatus {
+  /** The exit code, or `null` when the process was killed by a signal. */
+  exitCode: number | null;
+  /** The signal name (`"SIGTERM"`), or `null` for a normal exit. */
+  signal: string | null;
+}
+
+/** What to start in a pseudo-terminal. */
+export interface PtySpawnOptions {
+  /** Program and arguments; `argv[0]` is looked up on `PATH`. */
+  argv: string[];
+  /** Working directory (absolute); defaults to the current one. */
+  cwd?: string;
+  /** The complete environment of the child (not merged with anything). */
+  env: Record<string, string>;
+  /** Width in columns. */
+  cols: number;
+  /** Height in rows. */
+  rows: number;
+  /**
+   * Receives every output byte, in order. Called synchronously from the read
+   * loop: while it runs, nothing more is read from the PTY, so a slow consumer
+   * slows the writer (the kernel buffer fills) instead of growing memory.
+   */
+  onData: (bytes: Uint8Array) => void;
+}
+
+/** A process running in a pseudo-terminal it leads as a session. */
+export interface PtyProcess {
+  /** Process id; also the id of its process group and session. */
+  readonly pid: number;
+  /**
+   * Resolves once the process has exited AND every byte it wrote has been
+   * passed to `onData`.
+   */
+  readonly exited: Promise<ExitStatus>;
+  /** Writes bytes to the terminal (what a keyboard would send). */
+  write(data: Uint8Array): void;
+  /** Changes the window size; the program gets SIGWINCH. */
+  resize(cols: number, rows: number): void;
+  /**
+   * Releases the PTY. Call after `exited` resolved (or after killing the
+   * process group); it never leaves a pending read behind.
+   */
+  close(): Promise<void>;
+}
+
+/** A process with plain pipes for stdio (no terminal). */
+export interface PipedProcess {
+  readonly pid: number;
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array> | null;
+  readonly exited: Promise<ExitStatus>;
+}
+
+/** What to start with pipes. */
+export interface PipedSpawnOptions {
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  /** `"pipe"` to read stderr, `"inherit"` to pass it through (the default). */
+  stderr?: "pipe" | "inherit";
+}
+
+/** Signals termbridge reacts to for a clean shutdown. */
+export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+
+/** The runtime abilities termbridge uses. */
+export interface Runtime {
+  /** `"deno"` or `"bun"`. */
+  readonly name: "deno" | "bun";
+  /** The runtime's own version string. */
+  readonly version: string;
+  /** Command-line arguments after the script (or the compiled binary). */
+  args(): string[];
+  /** The whole environment. */
+  env(): Record<string, string>;
+  /** Ends the process. Only `main.ts` calls this. */
+  exit(code: number): never;
+  /** The current working directory. */
+  cwd(): string;
+  /** Starts a program in a new pseudo-terminal. */
+  spawnPty(options: PtySpawnOptions): PtyProcess;
+  /** Starts a program with pipes. */
+  spawnPiped(options: PipedSpawnOptions): PipedProcess;
+  /** Sends a signal to a process, or to a process group when `pid` is negative. Returns false when no such process exists. */
+  kill(pid: number, signal: string): boolean;
+  /** termbridge's own standard input as a stream of bytes. */
+  stdin(): ReadableStream<Uint8Array>;
+  /** Writes to termbridge's standard output, waiting until it was accepted. */
+  writeStdout(data: Uint8Array | string): Promise<void>;
+  /** Writes to termbridge's standard error. */
+  writeStderr(data: Uint8Array | string): Promise<void>;
+  /** Whether a standard stream is a terminal. */
+  isTerminal(stream: "stdin" | "stdout" | "stderr"): boolean;
+  /** Switches termbridge's stdin terminal into or out of raw mode. */
+  setRawMode(enabled: boolean): void;
+  /** Size of termbridge's own terminal, or null when stdout is not one. */
+  consoleSize(): { cols: number; rows: number } | null;
+  /** Registers a handler for a shutdown signal; returns a function that removes it. */
+  onSignal(signal: ShutdownSignal, handler: () => void): () => void;
+  /** Resident set size of this process in bytes. */
+  memoryRss(): number;
+}

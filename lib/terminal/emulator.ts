@@ -1,0 +1,115 @@
+/**
+ * A headless terminal emulator (`@xterm/headless`, the one VS Code uses) fed
+ * synchronously, so that parsing paces the reader instead of queueing.
+ * @module
+ */
+
+import xterm from "@xterm/headless";
+import unicode11 from "@xterm/addon-unicode11";
+import { readLines, type ScreenScope } from "./screen.ts";
+
+/** Size and history of an emulator. */
+export interface EmulatorOptions {
+  cols: number;
+  rows: number;
+  /** Lines kept above the visible screen. */
+  scrollback: number;
+}
+
+/** The cursor, 0-based, relative to the visible screen. */
+export interface Cursor {
+  x: number;
+  y: number;
+}
+
+/**
+ * `writeSync` parses in the caller's turn. xterm's public `write` parses on a
+ * timer and silently discards input once ~50 MB are pending; it is marked
+ * internal, so the version of `@xterm/headless` is pinned and tests cover it.
+ */
+interface XtermCore {
+  writeSync(data: Uint8Array | string): void;
+}
+
+/** One emulated screen with its scrollback. */
+export class Emulator {
+  #term: xterm.Terminal;
+  #core: XtermCore;
+  #title = "";
+
+  constructor(options: EmulatorOptions) {
+    this.#term = new xterm.Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback,
+      allowProposedApi: true,
+      logLevel: "off",
+    });
+    this.#term.loadAddon(new unicode11.Unicode11Addon());
+    this.#term.unicode.activeVersion = "11";
+    this.#term.onTitleChange((title) => this.#title = title);
+    this.#core = (this.#term as unknown as { _core: XtermCore })._core;
+  }
+
+  /** Parses output bytes now (UTF-8 split across calls is handled by xterm). */
+  write(bytes: Uint8Array | string): void {
+    this.#core.writeSync(bytes);
+  }
+
+  /** Registers a handler for an OSC sequence; it returns true to consume it. */
+  onOsc(code: number, handler: (data: string) => boolean): void {
+    this.#term.parser.registerOscHandler(code, handler);
+  }
+
+  /** Changes the size; lines re-wrap as in xterm. */
+  resize(cols: number, rows: number): void {
+    this.#term.resize(cols, rows);
+  }
+
+  /** Empties the screen and the scrollback and homes the cursor; modes are kept. */
+  clear(): void {
+    this.write("\x1b[H\x1b[2J\x1b[3J");
+  }
+
+  /** Lines of the screen (see `readLines`). */
+  lines(scope: ScreenScope, joinWrapped = false): string[] {
+    return readLines(this.#term.buffer.active, this.#term.rows, scope, joinWrapped);
+  }
+
+  get cols(): number {
+    return this.#term.cols;
+  }
+
+  get rows(): number {
+    return this.#term.rows;
+  }
+
+  get cursor(): Cursor {
+    const buffer = this.#term.buffer.active;
+    return { x: buffer.cursorX, y: buffer.cursorY };
+  }
+
+  /** Whether a full-screen program switched to the alternate screen. */
+  get altScreen(): boolean {
+    return this.#term.buffer.active.type === "alternate";
+  }
+
+  /** The window title the program set (OSC 0/2), or "". */
+  get title(): string {
+    return this.#title;
+  }
+
+  /** DECCKM: arrows send `ESC O A` instead of `ESC [ A`. */
+  get applicationCursorKeys(): boolean {
+    return this.#term.modes.applicationCursorKeysMode;
+  }
+
+  /** Whether the program asked for pasted text to be bracketed. */
+  get bracketedPaste(): boolean {
+    return this.#term.modes.bracketedPasteMode;
+  }
+
+  dispose(): void {
+    this.#term.dispose();
+  }
+}

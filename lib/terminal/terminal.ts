@@ -1,0 +1,357 @@
+/**
+ * One program in a real pseudo-terminal, with a headless emulator for its
+ * screen and append-only logs of its output.
+ * @module
+ */
+
+import { type ExitStatus, type PtyProcess, runtime } from "../runtime/mod.ts";
+import { Emulator } from "./emulator.ts";
+import { TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
+import { keyToSequence } from "./keys.ts";
+import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
+import { OutputLog } from "./output_log.ts";
+import { linesToText, type ScreenScope } from "./screen.ts";
+import { PlainTextStream } from "./text_stream.ts";
+
+/** Defaults of a new terminal. */
+export const TERMINAL_DEFAULTS = {
+  cols: 120,
+  rows: 40,
+  scrollback: 1000,
+  /** Ceiling of the plain-text log, in bytes. */
+  outputLimit: 16 * 1024 * 1024,
+  /** Ceiling of the raw log (escape sequences included), in bytes. */
+  rawLimit: 1024 * 1024,
+  /** Time between SIGTERM and SIGKILL when killing. */
+  killGraceMs: 2000,
+} as const;
+
+/** How to start a terminal. */
+export interface TerminalOptions {
+  /** Program and arguments. */
+  argv: string[];
+  /** Working directory, absolute; defaults to termbridge's own. */
+  cwd?: string;
+  /** The complete environment; defaults to termbridge's. `TERM` is set unless given. */
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  scrollback?: number;
+  /** Bytes of plain text kept; older text is dropped from the front. */
+  outputLimit?: number;
+  /** Bytes of raw output kept. */
+  rawLimit?: number;
+  /**
+   * `"eager"` (default) emulates the screen as output arrives; `"lazy"` only
+   * keeps the logs and builds the screen from the raw log on first use, for
+   * terminals nobody may ever look at.
+   */
+  screen?: "eager" | "lazy";
+}
+
+/** A picture of the screen. */
+export interface Screenshot {
+  content: string;
+  cursor: { x: number; y: number };
+  dimensions: { cols: number; rows: number };
+  altScreen: boolean;
+  title: string;
+}
+
+/** Options of a screen read. */
+export interface ScreenOptions {
+  /** `"all"` (default) includes the scrollback. */
+  scope?: ScreenScope;
+  /** Join lines the terminal soft-wrapped. */
+  joinWrapped?: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** A program running in a pseudo-terminal. */
+export class Terminal {
+  /** Program and arguments as started. */
+  readonly argv: readonly string[];
+  readonly #pty: PtyProcess;
+  readonly #raw: OutputLog;
+  readonly #text: OutputLog;
+  readonly #plain = new PlainTextStream();
+  readonly #listeners = new Set<() => void>();
+  readonly #exited: Promise<ExitStatus>;
+  #emulator: Emulator | undefined;
+  #size: { cols: number; rows: number; scrollback: number };
+  #exitStatus: ExitStatus | null = null;
+  #disposed = false;
+
+  private constructor(options: TerminalOptions) {
+    const cwd = options.cwd ?? runtime.cwd();
+    checkWorkingDirectory(cwd);
+    const env = { TERM: "xterm-256color", ...(options.env ?? runtime.env()) };
+    const [program, ...args] = options.argv;
+    const path = resolveProgram(program ?? "", env, cwd);
+    this.argv = [...options.argv];
+    this.#size = {
+      cols: options.cols ?? TERMINAL_DEFAULTS.cols,
+      rows: options.rows ?? TERMINAL_DEFAULTS.rows,
+      scrollback: options.scrollback ?? TERMINAL_DEFAULTS.scrollback,
+    };
+    this.#raw = new OutputLog(options.rawLimit ?? TERMINAL_DEFAULTS.rawLimit);
+    this.#text = new OutputLog(options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit);
+    if (options.screen !== "lazy") this.#emulator = new Emulator(this.#size);
+    this.#pty = runtime.spawnPty({
+      argv: [path, ...args],
+      cwd,
+      env,
+      cols: this.#size.cols,
+      rows: this.#size.rows,
+      onData: (bytes) => this.#receive(bytes),
+    });
+    this.#exited = this.#pty.exited.then((status) => {
+      const rest = this.#plain.end();
+      if (rest !== "") this.#text.append(encoder.encode(rest));
+      this.#exitStatus = status;
+      this.#notify();
+      return status;
+    });
+  }
+
+  /**
+   * Starts a program in a new pseudo-terminal.
+   * @throws {SpawnError} when the program or the working directory is missing
+   * @example
+   * const terminal = Terminal.spawn({ argv: ["bash"] });
+   * terminal.type("echo hi\r");
+   */
+  static spawn(options: TerminalOptions): Terminal {
+    return new Terminal(options);
+  }
+
+  /** Process id, also the id of the terminal's process group. */
+  get pid(): number {
+    return this.#pty.pid;
+  }
+
+  /** How the program ended, or null while it runs. */
+  get exitStatus(): ExitStatus | null {
+    return this.#exitStatus;
+  }
+
+  /** Whether `dispose()` was called. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  get cols(): number {
+    return this.#size.cols;
+  }
+
+  get rows(): number {
+    return this.#size.rows;
+  }
+
+  /** Resolves when the program exited and all its output was received. */
+  wait(): Promise<ExitStatus> {
+    return this.#exited;
+  }
+
+  /**
+   * Calls `listener` after each chunk of output is processed and at exit.
+   * Returns a function that removes it.
+   */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends raw text to the program, as if typed, without any translation. */
+  write(data: string | Uint8Array): void {
+    this.#checkLive();
+    this.#pty.write(typeof data === "string" ? encoder.encode(data) : data);
+  }
+
+  /**
+   * Types text. Multi-line text is sent as a bracketed paste when the program
+   * enabled bracketed paste mode, so that it is not run line by line.
+   */
+  type(text: string): void {
+    const screen = this.#screen();
+    const paste = text.includes("\n") && screen.bracketedPaste;
+    this.write(paste ? `\x1b[200~${text}\x1b[201~` : text);
+  }
+
+  /**
+   * Presses keys by name, in order: `Enter`, `C-c`, `Ctrl+C`, `ArrowUp`...
+   * Arrows follow the program's cursor-key mode.
+   * @throws {UnknownKeyError} naming the first unknown key, before any is sent
+   */
+  sendKeys(...names: string[]): void {
+    this.#checkLive();
+    const modes = { applicationCursorKeys: this.#screen().applicationCursorKeys };
+    this.write(names.map((name) => keyToSequence(name, modes)).join(""));
+  }
+
+  /** The output as plain text (control sequences removed, `\r\n` as `\n`). */
+  output(): { text: string; truncated: boolean } {
+    return { text: this.#text.text(), truncated: this.#text.truncated };
+  }
+
+  /** The raw output log. */
+  get rawLog(): OutputLog {
+    return this.#raw;
+  }
+
+  /** The plain-text output log. */
+  get textLog(): OutputLog {
+    return this.#text;
+  }
+
+  /** Lines on the screen, trailing blanks trimmed. */
+  lines(options: ScreenOptions = {}): string[] {
+    return this.#screen().lines(options.scope ?? "all", options.joinWrapped ?? false);
+  }
+
+  /** The screen as text, `"(empty terminal)"` when there is nothing. */
+  screenText(options: ScreenOptions = {}): string {
+    return linesToText(this.lines(options));
+  }
+
+  /** The visible screen with cursor, size, alternate-screen state and title. */
+  screenshot(): Screenshot {
+    const screen = this.#screen();
+    return {
+      content: linesToText(screen.lines("visible")),
+      cursor: screen.cursor,
+      dimensions: { cols: screen.cols, rows: screen.rows },
+      altScreen: screen.altScreen,
+      title: screen.title,
+    };
+  }
+
+  /** Empties the emulated screen and scrollback; the program is not told. */
+  clear(): void {
+    this.#checkLive();
+    this.#screen().clear();
+  }
+
+  /** Changes the size; the program receives SIGWINCH. */
+  resize(cols: number, rows: number): void {
+    this.#checkLive();
+    if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 2 || rows < 1) {
+      throw new RangeError(`Cannot resize to ${cols}x${rows}: expected whole numbers, at least 2x1`);
+    }
+    this.#size = { ...this.#size, cols, rows };
+    this.#emulator?.resize(cols, rows);
+    if (this.#exitStatus === null) this.#pty.resize(cols, rows);
+  }
+
+  /** Sends a signal to the whole process group; false when nothing received it. */
+  signal(signal: string): boolean {
+    // Right after spawn on Deno the child may not lead its group yet.
+    return runtime.kill(-this.pid, signal) || runtime.kill(this.pid, signal);
+  }
+
+  /**
+   * Kills the process group: `signal` (SIGTERM), then SIGKILL if it is still
+   * running after `graceMs`. Output and exit status stay readable.
+   */
+  async kill(signal = "SIGTERM", graceMs: number = TERMINAL_DEFAULTS.killGraceMs): Promise<ExitStatus> {
+    if (this.#exitStatus !== null) return this.#exitStatus;
+    this.signal(signal);
+    if (signal !== "SIGKILL" && !(await this.#settlesWithin(graceMs))) this.signal("SIGKILL");
+    return await this.#exited;
+  }
+
+  /**
+   * Waits until `check` returns a value other than undefined, testing after
+   * every output chunk and at exit (never on a polling timer).
+   * @throws {WaitTimeoutError} with the screen it saw
+   */
+  waitFor<T>(check: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+    const first = check();
+    if (first !== undefined) return Promise.resolve(first);
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stop = this.onChange(() => {
+        let value: T | undefined;
+        try {
+          value = check();
+        } catch (error) {
+          finish();
+          reject(error);
+          return;
+        }
+        if (value !== undefined) {
+          finish();
+          resolve(value);
+        }
+      });
+      const finish = () => {
+        stop();
+        clearTimeout(timer);
+      };
+      timer = setTimeout(() => {
+        finish();
+        reject(new WaitTimeoutError(what, timeoutMs, this.#disposed ? "" : this.screenText()));
+      }, timeoutMs);
+    });
+  }
+
+  /** Waits until the screen (scrollback included) contains `pattern`. */
+  waitForText(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
+    const matches = (text: string) =>
+      typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
+    return this.waitFor(() => {
+      const text = this.screenText();
+      return matches(text) ? text : undefined;
+    }, `${typeof pattern === "string" ? JSON.stringify(pattern) : pattern}`, timeoutMs);
+  }
+
+  /**
+   * Kills the program if it runs, releases the PTY and the emulator. Never
+   * leaves a process, a pending read or a timer behind.
+   */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#exitStatus === null) await this.kill("SIGTERM", 500);
+    // Stragglers the leader left in its group (background jobs) go too.
+    runtime.kill(-this.pid, "SIGKILL");
+    await this.#pty.close();
+    this.#emulator?.dispose();
+    this.#emulator = undefined;
+    this.#listeners.clear();
+  }
+
+  #receive(bytes: Uint8Array): void {
+    this.#raw.append(bytes);
+    const text = this.#plain.push(bytes);
+    if (text !== "") this.#text.append(encoder.encode(text));
+    this.#emulator?.write(bytes);
+    this.#notify();
+  }
+
+  #notify(): void {
+    for (const listener of this.#listeners) listener();
+  }
+
+  #screen(): Emulator {
+    if (this.#disposed) throw new TerminalDisposedError();
+    if (this.#emulator === undefined) {
+      this.#emulator = new Emulator(this.#size);
+      this.#emulator.write(this.#raw.bytes());
+    }
+    return this.#emulator;
+  }
+
+  #checkLive(): void {
+    if (this.#disposed) throw new TerminalDisposedError();
+  }
+
+  async #settlesWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
+    const settled = await Promise.race([this.#exited.then(() => true), timeout]);
+    clearTimeout(timer);
+    return settled;
+  }
+}
