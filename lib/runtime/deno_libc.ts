@@ -39,11 +39,15 @@ const SYMBOLS = {
 
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
 
-let libc: Libc | undefined;
+/**
+ * Loaded when the Deno shim is imported, for the life of the process (libc is
+ * mapped anyway); loading it lazily would look like a leak to the first test
+ * that opens a terminal.
+ */
+const libc: Libc = Deno.dlopen("libc.so.6", SYMBOLS).symbols;
 
-/** Returns the loaded libc symbols, loading them on first use. */
+/** Returns the libc symbols. */
 export function loadLibc(): Libc {
-  libc ??= Deno.dlopen("libc.so.6", SYMBOLS).symbols;
   return libc;
 }
 

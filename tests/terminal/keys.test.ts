@@ -1,11 +1,6 @@
-import { describe, it } from "node:test";
+import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
-import {
-  isKeyName,
-  KEY_NAMES,
-  keyToSequence,
-  UnknownKeyError,
-} from "../../lib/terminal/keys.ts";
+import { isKeyName, KEY_NAMES, keyToSequence, UnknownKeyError } from "../../lib/terminal/keys.ts";
 
 const APP = { applicationCursorKeys: true };
 const NORMAL = { applicationCursorKeys: false };
@@ -13,6 +8,16 @@ const NORMAL = { applicationCursorKeys: false };
 /** Shows control characters so failing test names and messages are readable. */
 function show(s: string): string {
   return JSON.stringify(s);
+}
+
+/** Calls `fn` and returns what it threw; fails when it returns. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected an error");
 }
 
 /** Runs one `it` per row: the key name sends the expected bytes. */
@@ -291,7 +296,19 @@ describe("keys: KEY_NAMES", () => {
 });
 
 describe("keys: unknown keys", () => {
-  const unknown = ["Foo", "Ctrl+", "F13", "F0", "C-", "M-", "", "Ctrl+1", "C--", "Enter ", "Hyper+a"];
+  const unknown = [
+    "Foo",
+    "Ctrl+",
+    "F13",
+    "F0",
+    "C-",
+    "M-",
+    "",
+    "Ctrl+1",
+    "C--",
+    "Enter ",
+    "Hyper+a",
+  ];
   for (const name of unknown) {
     it(`keys: ${show(name)} throws UnknownKeyError`, () => {
       assert.throws(() => keyToSequence(name), UnknownKeyError);
@@ -300,7 +317,7 @@ describe("keys: unknown keys", () => {
   }
 
   it("keys: the error names the key and lists every canonical name", () => {
-    const error = assert.throws(() => keyToSequence("Foo"), UnknownKeyError) as unknown;
+    const error = thrown(() => keyToSequence("Foo"));
     assert.ok(error instanceof UnknownKeyError);
     assert.ok(error instanceof Error);
     assert.equal(error.name, "UnknownKeyError");
@@ -327,13 +344,14 @@ describe("keys: unknown keys", () => {
   ] as const;
   for (const [name, suggestion] of suggestions) {
     it(`keys: ${show(name)} suggests ${show(suggestion)}`, () => {
-      const error = assert.throws(() => keyToSequence(name), UnknownKeyError) as unknown;
+      const error = thrown(() => keyToSequence(name));
       assert.ok(error instanceof UnknownKeyError);
       assert.equal(error.suggestion, suggestion);
-      assert.ok(
-        error.message.startsWith(`Unknown key: "${name}". Available keys include: Enter, Tab, `),
+      assert.equal(
+        error.message,
+        `Unknown key: "${name}". Available keys include: ${KEY_NAMES.join(", ")}` +
+          ` Did you mean "${suggestion}"?`,
       );
-      assert.ok(error.message.endsWith(`, Shift+Tab Did you mean "${suggestion}"?`), error.message);
     });
   }
 

@@ -1,4 +1,4 @@
-import { describe, it } from "node:test";
+import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -143,7 +143,7 @@ describe("terminal: screen", () => {
   });
 
   it("terminal: an alternate-screen program is reported as such", async () => {
-    const script = "printf 'main\\033[?1049hin alt'; sleep 5";
+    const script = "printf 'main\\033[?1049h\\033[Hin alt'; sleep 5";
     await withTerminal({ argv: ["sh", "-c", script] }, async (terminal) => {
       await terminal.waitForText("in alt");
       const shot = terminal.screenshot();
@@ -210,7 +210,7 @@ describe("terminal: input", () => {
   });
 
   it("terminal: multi-line text is a bracketed paste when the program asked for it", async () => {
-    const script = `stty raw -echo; printf '\\033[?2004hready\\r\\n'; head -c 14 | od -An -c`;
+    const script = `stty raw -echo; printf '\\033[?2004hready\\r\\n'; head -c 15 | od -An -c`;
     await withTerminal({ argv: ["sh", "-c", script] }, async (terminal) => {
       await terminal.waitForText("ready");
       terminal.type("a\nb");

@@ -1,0 +1,184 @@
+/**
+ * Plain text from a raw terminal output stream, for views that show output
+ * without emulating a screen.
+ * @module
+ */
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CAN = 0x18;
+const SUB = 0x1a;
+const ESC = 0x1b;
+const DEL = 0x7f;
+const BACKSLASH = 0x5c;
+const C1_DCS = 0x90;
+const C1_SOS = 0x98;
+const C1_CSI = 0x9b;
+const C1_OSC = 0x9d;
+const C1_PM = 0x9e;
+const C1_APC = 0x9f;
+
+/** Parser states, after the VT500 parser (states that only differ in what they keep are merged). */
+const GROUND = 0;
+/** After ESC. */
+const ESCAPE = 1;
+/** After ESC and one or more intermediates (0x20-0x2F), as in `ESC ( B`. */
+const ESCAPE_INTERMEDIATE = 2;
+/** After `ESC [` or U+009B, until a final byte (0x40-0x7E). */
+const CSI = 3;
+/** Inside an OSC string, ended by BEL or ST. */
+const OSC_STRING = 4;
+/** Inside a DCS, SOS, PM or APC string, ended by ST only. */
+const CONTROL_STRING = 5;
+/** After ESC inside a string: `\` ends the string, anything else aborts it and starts a new escape. */
+const STRING_ESCAPE = 6;
+
+type State = number;
+
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const GROUND_SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const OSC_END = /[\x07\x18\x1a\x1b\x9c]/g;
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL_STRING_END = /[\x18\x1a\x1b\x9c]/g;
+
+/** The state a C1 control (U+0080-U+009F) leads to: introducers start their sequence, the rest are dropped. */
+function afterC1(code: number): State {
+  switch (code) {
+    case C1_CSI:
+      return CSI;
+    case C1_OSC:
+      return OSC_STRING;
+    case C1_DCS:
+    case C1_SOS:
+    case C1_PM:
+    case C1_APC:
+      return CONTROL_STRING;
+    default:
+      return GROUND;
+  }
+}
+
+/** The state after the character following ESC (printable ASCII only). */
+function afterEscape(code: number): State {
+  switch (code) {
+    case 0x5b: // [
+      return CSI;
+    case 0x5d: // ]
+      return OSC_STRING;
+    case 0x50: // P
+    case 0x58: // X
+    case 0x5e: // ^
+    case 0x5f: // _
+      return CONTROL_STRING;
+    default:
+      return code < 0x30 ? ESCAPE_INTERMEDIATE : GROUND;
+  }
+}
+
+/**
+ * Turns a raw terminal output stream into plain text: decodes UTF-8 as a
+ * stream and removes control sequences, carrying state across chunks, so that
+ * the text does not depend on how the stream was split into reads.
+ *
+ * Removed: CSI sequences (also private ones such as `ESC [ ? 1049 h`), OSC
+ * strings (ended by BEL or ST), DCS/SOS/PM/APC strings (ended by ST), other
+ * escape sequences (`ESC ( B`, `ESC =`, `ESC 7`, ...), their 8-bit C1 forms,
+ * and every C0 control except tab and line feed. `"\r\n"` becomes `"\n"` and a
+ * lone `"\r"` is removed, which is the same as removing every `"\r"`. As in a
+ * terminal, CAN and SUB abort a sequence, an ESC inside one starts a new one,
+ * and tab and line feed inside a CSI or plain escape sequence still count.
+ *
+ * @example
+ * ```ts
+ * const stream = new PlainTextStream();
+ * const encoder = new TextEncoder();
+ * stream.push(encoder.encode("\x1b[1;3")); // ""
+ * stream.push(encoder.encode("1mred\x1b[0m\r")); // "red"
+ * stream.push(encoder.encode("\n")); // "\n"
+ * stream.end(); // ""
+ * ```
+ */
+export class PlainTextStream {
+  #decoder = new TextDecoder();
+  #state: State = GROUND;
+
+  /**
+   * Takes the next chunk of the stream.
+   *
+   * @param bytes Raw output bytes; may end inside a character or a sequence.
+   * @returns The plain text this chunk completes (may be empty).
+   */
+  push(bytes: Uint8Array): string {
+    return this.#strip(this.#decoder.decode(bytes, { stream: true }));
+  }
+
+  /**
+   * Ends the stream: an incomplete character at the end becomes U+FFFD and an
+   * unfinished sequence is dropped. The stream can then be used again.
+   *
+   * @returns The plain text that was still pending (often empty).
+   */
+  end(): string {
+    const text = this.#strip(this.#decoder.decode());
+    this.#state = GROUND;
+    return text;
+  }
+
+  /** Removes control characters and sequences from `text`, continuing from the saved state. */
+  #strip(text: string): string {
+    const pieces: string[] = [];
+    const length = text.length;
+    let state = this.#state;
+    let i = 0;
+    while (i < length) {
+      if (state === GROUND) {
+        // The fast path: copy runs of text up to the next control character.
+        GROUND_SPECIAL.lastIndex = i;
+        const match = GROUND_SPECIAL.exec(text);
+        const next = match === null ? length : match.index;
+        if (next > i) pieces.push(i === 0 && next === length ? text : text.slice(i, next));
+        if (next === length) break;
+        const code = text.charCodeAt(next);
+        state = code === ESC ? ESCAPE : code >= 0x80 ? afterC1(code) : GROUND;
+        i = next + 1;
+      } else if (state === OSC_STRING || state === CONTROL_STRING) {
+        // Strings can be long (OSC 52, sixel): search for the end instead of stepping.
+        const end = state === OSC_STRING ? OSC_END : CONTROL_STRING_END;
+        end.lastIndex = i;
+        const match = end.exec(text);
+        if (match === null) break;
+        state = text.charCodeAt(match.index) === ESC ? STRING_ESCAPE : GROUND;
+        i = match.index + 1;
+      } else if (state === STRING_ESCAPE) {
+        if (text.charCodeAt(i) === BACKSLASH) {
+          state = GROUND;
+          i++;
+        } else {
+          state = ESCAPE; // the string was aborted; this character follows a new ESC
+        }
+      } else {
+        const code = text.charCodeAt(i++);
+        if (code >= 0x20 && code < DEL) {
+          if (state === ESCAPE) state = afterEscape(code);
+          else if (state === ESCAPE_INTERMEDIATE) state = code < 0x30 ? state : GROUND;
+          else state = code < 0x40 ? state : GROUND; // CSI: parameters, intermediates, final
+        } else if (code === ESC) {
+          state = ESCAPE;
+        } else if (code === CAN || code === SUB) {
+          state = GROUND;
+        } else if (code === LF || code === TAB) {
+          pieces.push(code === LF ? "\n" : "\t");
+        } else if (code >= 0x80 && code <= C1_APC) {
+          state = afterC1(code);
+        } else if (code > C1_APC) {
+          state = GROUND; // text ends a malformed sequence and is kept
+          i--;
+        }
+        // Other C0 controls and DEL inside a sequence are ignored.
+      }
+    }
+    this.#state = state;
+    return pieces.length === 1 ? pieces[0] : pieces.join("");
+  }
+}

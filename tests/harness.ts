@@ -1,0 +1,52 @@
+/**
+ * One test API for both runners. Under Bun it is `node:test`; under Deno each
+ * test is registered with `Deno.test` so that Deno's sanitizers check it for
+ * leaked operations, resources and timers (Deno's `node:test` skips them).
+ * @module
+ */
+
+import * as nodeTest from "node:test";
+
+type Body = () => void | Promise<void>;
+
+interface DenoTestApi {
+  test(definition: {
+    name: string;
+    fn: Body;
+    sanitizeOps: boolean;
+    sanitizeResources: boolean;
+    sanitizeExit: boolean;
+  }): void;
+}
+
+const denoTest = (globalThis as { Deno?: DenoTestApi }).Deno;
+const prefixes: string[] = [];
+
+/** Groups tests under a name. */
+export function describe(name: string, body: () => void): void {
+  if (denoTest === undefined) {
+    nodeTest.describe(name, body);
+    return;
+  }
+  prefixes.push(name);
+  try {
+    body();
+  } finally {
+    prefixes.pop();
+  }
+}
+
+/** Declares a test; under Deno with every sanitizer on. */
+export function it(name: string, fn: Body): void {
+  if (denoTest === undefined) {
+    nodeTest.it(name, fn);
+    return;
+  }
+  denoTest.test({
+    name: [...prefixes, name].join(" > "),
+    fn,
+    sanitizeOps: true,
+    sanitizeResources: true,
+    sanitizeExit: true,
+  });
+}
