@@ -32,7 +32,7 @@ test-bun: install
 	$(BUN) test tests/
 
 check: install
-	$(DENO) check main.ts $(shell find tests bench -name '*.ts')
+	$(DENO) check main.ts $(shell find lib tests bench -name "*.ts" 2>/dev/null)
 	$(DENO) lint
 	$(DENO) fmt --check
 

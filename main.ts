@@ -24,7 +24,9 @@ async function main(args: string[]): Promise<number> {
   }
   const mode = MODES.find((m) => m.name === first);
   if (mode === undefined) {
-    throw new UsageError(`Unknown mode "${first}": expected one of ${MODES.map((m) => m.name).join(", ")}`);
+    throw new UsageError(
+      `Unknown mode "${first}": expected one of ${MODES.map((m) => m.name).join(", ")}`,
+    );
   }
   if (mode.run === undefined) {
     await runtime.writeStderr(
@@ -42,6 +44,8 @@ try {
     await runtime.writeStderr(`termbridge: ${error.message}\nRun "termbridge --help" for usage.\n`);
     runtime.exit(EXIT.usage);
   }
-  await runtime.writeStderr(`termbridge: ${error instanceof Error ? error.stack : String(error)}\n`);
+  await runtime.writeStderr(
+    `termbridge: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   runtime.exit(EXIT.failure);
 }

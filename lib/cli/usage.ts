@@ -35,7 +35,8 @@ export const MODES: readonly Mode[] = [
 ];
 
 /** The top-level help text. */
-export const HELP = `termbridge ${VERSION}: real terminals for coding agents, shell scripts and people
+export const HELP =
+  `termbridge ${VERSION}: real terminals for coding agents, shell scripts and people
 
 Usage:
   termbridge acp [OPTIONS] -- AGENT [ARGS...]

@@ -120,7 +120,8 @@ export const denoRuntime: Runtime = {
   stdin: () => Deno.stdin.readable,
   writeStdout: (data) => writeAll(Deno.stdout, data),
   writeStderr: (data) => writeAll(Deno.stderr, data),
-  isTerminal: (stream) => ({ stdin: Deno.stdin, stdout: Deno.stdout, stderr: Deno.stderr })[stream].isTerminal(),
+  isTerminal: (stream) =>
+    ({ stdin: Deno.stdin, stdout: Deno.stdout, stderr: Deno.stderr })[stream].isTerminal(),
   setRawMode: (enabled) => Deno.stdin.setRaw(enabled),
   consoleSize() {
     try {

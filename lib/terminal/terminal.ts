@@ -237,7 +237,9 @@ export class Terminal {
   resize(cols: number, rows: number): void {
     this.#checkLive();
     if (!Number.isInteger(cols) || !Number.isInteger(rows) || cols < 2 || rows < 1) {
-      throw new RangeError(`Cannot resize to ${cols}x${rows}: expected whole numbers, at least 2x1`);
+      throw new RangeError(
+        `Cannot resize to ${cols}x${rows}: expected whole numbers, at least 2x1`,
+      );
     }
     this.#size = { ...this.#size, cols, rows };
     this.#emulator?.resize(cols, rows);
@@ -254,7 +256,10 @@ export class Terminal {
    * Kills the process group: `signal` (SIGTERM), then SIGKILL if it is still
    * running after `graceMs`. Output and exit status stay readable.
    */
-  async kill(signal = "SIGTERM", graceMs: number = TERMINAL_DEFAULTS.killGraceMs): Promise<ExitStatus> {
+  async kill(
+    signal = "SIGTERM",
+    graceMs: number = TERMINAL_DEFAULTS.killGraceMs,
+  ): Promise<ExitStatus> {
     if (this.#exitStatus !== null) return this.#exitStatus;
     this.signal(signal);
     if (signal !== "SIGKILL" && !(await this.#settlesWithin(graceMs))) this.signal("SIGKILL");
@@ -270,29 +275,23 @@ export class Terminal {
     const first = check();
     if (first !== undefined) return Promise.resolve(first);
     return new Promise<T>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        stop();
+        outcome();
+      };
+      const timer = setTimeout(() => {
+        const screen = this.#disposed ? "" : this.screenText();
+        settle(() => reject(new WaitTimeoutError(what, timeoutMs, screen)));
+      }, timeoutMs);
       const stop = this.onChange(() => {
-        let value: T | undefined;
         try {
-          value = check();
+          const value = check();
+          if (value !== undefined) settle(() => resolve(value));
         } catch (error) {
-          finish();
-          reject(error);
-          return;
-        }
-        if (value !== undefined) {
-          finish();
-          resolve(value);
+          settle(() => reject(error));
         }
       });
-      const finish = () => {
-        stop();
-        clearTimeout(timer);
-      };
-      timer = setTimeout(() => {
-        finish();
-        reject(new WaitTimeoutError(what, timeoutMs, this.#disposed ? "" : this.screenText()));
-      }, timeoutMs);
     });
   }
 
@@ -300,10 +299,14 @@ export class Terminal {
   waitForText(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
     const matches = (text: string) =>
       typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
-    return this.waitFor(() => {
-      const text = this.screenText();
-      return matches(text) ? text : undefined;
-    }, `${typeof pattern === "string" ? JSON.stringify(pattern) : pattern}`, timeoutMs);
+    return this.waitFor(
+      () => {
+        const text = this.screenText();
+        return matches(text) ? text : undefined;
+      },
+      `${typeof pattern === "string" ? JSON.stringify(pattern) : pattern}`,
+      timeoutMs,
+    );
   }
 
   /**

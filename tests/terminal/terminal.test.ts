@@ -9,13 +9,15 @@ import { Terminal } from "../../lib/terminal/terminal.ts";
 import { BASH, bashEnv, isAlive, withTerminal } from "../helpers.ts";
 
 describe("terminal: exit status", () => {
-  for (const [script, expected] of [
-    ["exit 0", { exitCode: 0, signal: null }],
-    ["exit 3", { exitCode: 3, signal: null }],
-    ["kill -TERM $$", { exitCode: null, signal: "SIGTERM" }],
-    ["kill -KILL $$", { exitCode: null, signal: "SIGKILL" }],
-    ["kill -INT $$", { exitCode: null, signal: "SIGINT" }],
-  ] as const) {
+  for (
+    const [script, expected] of [
+      ["exit 0", { exitCode: 0, signal: null }],
+      ["exit 3", { exitCode: 3, signal: null }],
+      ["kill -TERM $$", { exitCode: null, signal: "SIGTERM" }],
+      ["kill -KILL $$", { exitCode: null, signal: "SIGKILL" }],
+      ["kill -INT $$", { exitCode: null, signal: "SIGINT" }],
+    ] as const
+  ) {
     it(`terminal: "${script}" reports ${JSON.stringify(expected)}`, async () => {
       await withTerminal({ argv: ["sh", "-c", script] }, async (terminal) => {
         assert.deepEqual(await terminal.wait(), expected);
@@ -28,12 +30,16 @@ describe("terminal: exit status", () => {
     assert.throws(
       () => Terminal.spawn({ argv: ["no-such-program-xyz"] }),
       (error: unknown) =>
-        error instanceof SpawnError && /"no-such-program-xyz": command not found/.test(error.message),
+        error instanceof SpawnError &&
+        /"no-such-program-xyz": command not found/.test(error.message),
     );
   });
 
   it("terminal: a relative or missing working directory is rejected", () => {
-    assert.throws(() => Terminal.spawn({ argv: ["true"], cwd: "relative/dir" }), /must be absolute/);
+    assert.throws(
+      () => Terminal.spawn({ argv: ["true"], cwd: "relative/dir" }),
+      /must be absolute/,
+    );
     assert.throws(() => Terminal.spawn({ argv: ["true"], cwd: "/no/such/dir" }), /does not exist/);
   });
 
@@ -125,11 +131,14 @@ describe("terminal: screen", () => {
   });
 
   it("terminal: soft-wrapped lines are joined on request", async () => {
-    await withTerminal({ argv: ["printf", "%s", "abcdefghij klmnop"], cols: 10 }, async (terminal) => {
-      await terminal.wait();
-      assert.deepEqual(terminal.lines(), ["abcdefghij", " klmnop"]);
-      assert.deepEqual(terminal.lines({ joinWrapped: true }), ["abcdefghij klmnop"]);
-    });
+    await withTerminal(
+      { argv: ["printf", "%s", "abcdefghij klmnop"], cols: 10 },
+      async (terminal) => {
+        await terminal.wait();
+        assert.deepEqual(terminal.lines(), ["abcdefghij", " klmnop"]);
+        assert.deepEqual(terminal.lines({ joinWrapped: true }), ["abcdefghij klmnop"]);
+      },
+    );
   });
 
   it("terminal: visible scope leaves out the scrollback", async () => {
@@ -215,7 +224,10 @@ describe("terminal: input", () => {
       await terminal.waitForText("ready");
       terminal.type("a\nb");
       await terminal.wait();
-      assert.match(terminal.output().text.replace(/\s+/g, " "), /033 \[ 2 0 0 ~ a \\n b 033 \[ 2 0 1 ~/);
+      assert.match(
+        terminal.output().text.replace(/\s+/g, " "),
+        /033 \[ 2 0 0 ~ a \\n b 033 \[ 2 0 1 ~/,
+      );
     });
   });
 
