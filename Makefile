@@ -18,9 +18,12 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-## demo: run termbridge's main job with a sensible default (no account needed).
-demo: install
-	$(BUN) main.ts --help
+## demo: termbridge's main job: the built binary runs a scripted ACP agent (no
+## model, no account) whose commands run in real terminals, in a fresh temp dir.
+demo: dist/termbridge
+	@dir=$$(mktemp -d) && ./dist/termbridge acp --yes --cwd "$$dir" \
+	  --prompt "Show me what termbridge does" -- $(BUN) examples/demo_agent.ts; \
+	  status=$$?; rm -rf "$$dir"; exit $$status
 
 ## test: type-check, lint, format check, then the whole suite on Deno and on Bun.
 test: check test-deno test-bun

@@ -7,7 +7,14 @@
  */
 
 import { runtime } from "./lib/runtime/mod.ts";
-import { HELP, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
+import { TerminalError } from "./lib/terminal/errors.ts";
+import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
+
+/** Each mode's entry point, loaded only when that mode runs (start-up stays fast). */
+const LOADERS: Record<string, () => Promise<ModeMain>> = {
+  serve: async () => (await import("./lib/acp/serve.ts")).serveMain,
+  acp: async () => (await import("./lib/acp/acp_mode.ts")).acpMain,
+};
 
 /** Exit codes of termbridge itself. */
 const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -28,13 +35,14 @@ async function main(args: string[]): Promise<number> {
       `Unknown mode "${first}": expected one of ${MODES.map((m) => m.name).join(", ")}`,
     );
   }
-  if (mode.run === undefined) {
+  const load = LOADERS[mode.name];
+  if (load === undefined) {
     await runtime.writeStderr(
       `termbridge: the "${mode.name}" mode is not available in this version yet (${mode.summary})\n`,
     );
     return EXIT.failure;
   }
-  return await (await mode.run())(rest);
+  return await (await load())(rest);
 }
 
 try {
@@ -44,8 +52,12 @@ try {
     await runtime.writeStderr(`termbridge: ${error.message}\nRun "termbridge --help" for usage.\n`);
     runtime.exit(EXIT.usage);
   }
-  await runtime.writeStderr(
-    `termbridge: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
+  // The core's own errors carry a message meant for the user; anything else is a bug: show where.
+  const text = error instanceof TerminalError
+    ? error.message
+    : error instanceof Error
+    ? error.stack
+    : String(error);
+  await runtime.writeStderr(`termbridge: ${text}\n`);
   runtime.exit(EXIT.failure);
 }

@@ -14,13 +14,14 @@ const LAYERS: Record<string, number> = {
   config: 1,
   policy: 1,
   audit: 1,
+  cli: 1,
+  service: 2,
   sessions: 2,
   acp: 3,
   serve: 3,
   mcp: 3,
   repl: 3,
   script: 3,
-  cli: 4,
 };
 
 /** Front ends: thin, and never each other's clients. */

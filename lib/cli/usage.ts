@@ -18,11 +18,10 @@ export class UsageError extends Error {
 /** A mode's entry: runs with the arguments after the mode name, returns the exit code. */
 export type ModeMain = (args: string[]) => Promise<number>;
 
-/** One mode of the command line. `run` loads the mode lazily; undefined while not built. */
+/** One mode of the command line. */
 export interface Mode {
   name: string;
   summary: string;
-  run?: () => Promise<ModeMain>;
 }
 
 /** The modes, in the order `--help` lists them. */

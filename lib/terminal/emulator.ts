@@ -5,7 +5,7 @@
  */
 
 import xterm from "@xterm/headless";
-import unicode11 from "@xterm/addon-unicode11";
+import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { readLines, type ScreenScope } from "./screen.ts";
 
 /** Size and history of an emulator. */
@@ -45,7 +45,7 @@ export class Emulator {
       allowProposedApi: true,
       logLevel: "off",
     });
-    this.#term.loadAddon(new unicode11.Unicode11Addon());
+    this.#term.loadAddon(new Unicode11Addon());
     this.#term.unicode.activeVersion = "11";
     this.#term.onTitleChange((title) => this.#title = title);
     this.#core = (this.#term as unknown as { _core: XtermCore })._core;

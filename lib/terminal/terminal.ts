@@ -12,6 +12,7 @@ import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
 import { OutputLog } from "./output_log.ts";
 import { linesToText, type ScreenScope } from "./screen.ts";
 import { PlainTextStream } from "./text_stream.ts";
+import { settleWithin } from "./timing.ts";
 
 /** Defaults of a new terminal. */
 export const TERMINAL_DEFAULTS = {
@@ -262,7 +263,9 @@ export class Terminal {
   ): Promise<ExitStatus> {
     if (this.#exitStatus !== null) return this.#exitStatus;
     this.signal(signal);
-    if (signal !== "SIGKILL" && !(await this.#settlesWithin(graceMs))) this.signal("SIGKILL");
+    if (signal !== "SIGKILL" && await settleWithin(this.#exited, graceMs) === undefined) {
+      this.signal("SIGKILL");
+    }
     return await this.#exited;
   }
 
@@ -348,13 +351,5 @@ export class Terminal {
 
   #checkLive(): void {
     if (this.#disposed) throw new TerminalDisposedError();
-  }
-
-  async #settlesWithin(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
-    const settled = await Promise.race([this.#exited.then(() => true), timeout]);
-    clearTimeout(timer);
-    return settled;
   }
 }

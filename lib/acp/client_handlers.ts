@@ -1,0 +1,88 @@
+/**
+ * The client side of ACP that termbridge serves: `terminal/*` over a
+ * TerminalService and `fs/*` over real files. Used by `acp` (for an agent
+ * termbridge runs) and `serve` (for a program that runs termbridge).
+ * @module
+ */
+
+import * as acp from "@agentclientprotocol/sdk";
+import { SpawnError, TerminalError } from "../terminal/errors.ts";
+import { FileNotFoundError, readTextFile, writeTextFile } from "../service/text_files.ts";
+import {
+  InvalidRequestError,
+  TerminalNotFoundError,
+  type TerminalService,
+} from "../service/terminal_service.ts";
+
+/** JSON-RPC code for a resource that does not exist (ACP). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** Maps the core's errors to JSON-RPC errors: the one place that chooses codes. */
+export function toRequestError(error: unknown): unknown {
+  if (error instanceof acp.RequestError) return error;
+  if (error instanceof TerminalNotFoundError || error instanceof FileNotFoundError) {
+    return new acp.RequestError(RESOURCE_NOT_FOUND, error.message);
+  }
+  if (error instanceof InvalidRequestError || error instanceof SpawnError) {
+    return new acp.RequestError(-32602, error.message);
+  }
+  if (error instanceof TerminalError) return new acp.RequestError(-32603, error.message);
+  return error; // The SDK reports anything else as an internal error, with details.
+}
+
+/** Runs a handler body and rethrows its error in JSON-RPC terms. */
+async function mapped<T>(body: () => T | Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    throw toRequestError(error);
+  }
+}
+
+/** Registers `terminal/create`, `output`, `wait_for_exit`, `kill` and `release`. */
+export function serveTerminals(app: acp.ClientApp, service: TerminalService): acp.ClientApp {
+  const { terminal } = acp.methods.client;
+  return app
+    .onRequest(
+      terminal.create,
+      ({ params }) => mapped(() => ({ terminalId: service.create(params) })),
+    )
+    .onRequest(
+      terminal.output,
+      ({ params }) => mapped(() => service.output(params.sessionId, params.terminalId)),
+    )
+    .onRequest(
+      terminal.waitForExit,
+      ({ params, signal }) =>
+        mapped(() => service.waitForExit(params.sessionId, params.terminalId, signal)),
+    )
+    .onRequest(terminal.kill, ({ params }) =>
+      mapped(async () => {
+        await service.kill(params.sessionId, params.terminalId);
+        return {};
+      }))
+    .onRequest(terminal.release, ({ params }) =>
+      mapped(async () => {
+        await service.release(params.sessionId, params.terminalId);
+        return {};
+      }));
+}
+
+/** Registers `fs/read_text_file` and `fs/write_text_file` on real files. */
+export function serveFiles(
+  app: acp.ClientApp,
+  onWrite?: (path: string, content: string) => void,
+): acp.ClientApp {
+  const { fs } = acp.methods.client;
+  return app
+    .onRequest(
+      fs.readTextFile,
+      ({ params }) => mapped(async () => ({ content: await readTextFile(params.path, params) })),
+    )
+    .onRequest(fs.writeTextFile, ({ params }) =>
+      mapped(async () => {
+        await writeTextFile(params.path, params.content);
+        onWrite?.(params.path, params.content);
+        return {};
+      }));
+}

@@ -1,0 +1,96 @@
+/**
+ * Where the prompts of an `acp` run come from: `--prompt` flags, an
+ * interactive chat on a terminal, or one prompt per line of stdin.
+ * @module
+ */
+
+import process from "node:process";
+import { createInterface, type Interface } from "node:readline";
+import type * as acp from "@agentclientprotocol/sdk";
+import { runtime } from "../runtime/mod.ts";
+
+/** Yields the lines of termbridge's stdin, without their line endings. */
+export async function* stdinLines(): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of runtime.stdin()) {
+    pending += decoder.decode(chunk, { stream: true });
+    const lines = pending.split(/\r?\n/);
+    pending = lines.pop() ?? "";
+    yield* lines;
+  }
+  pending += decoder.decode();
+  if (pending !== "") yield pending;
+}
+
+/**
+ * An interactive chat on the terminal: line editing and history (readline),
+ * Ctrl+C handling, and permission questions.
+ */
+export class ChatConsole {
+  readonly #rl: Interface;
+  #onInterrupt: () => void = () => {};
+  #closed = false;
+
+  constructor() {
+    this.#rl = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: true,
+      historySize: 500,
+    });
+    this.#rl.on("SIGINT", () => this.#onInterrupt());
+    this.#rl.on("close", () => this.#closed = true);
+  }
+
+  /** Sets what Ctrl+C does now. */
+  onInterrupt(handler: () => void): void {
+    this.#onInterrupt = handler;
+  }
+
+  /** Asks for the next prompt; undefined at end of input (Ctrl+D). */
+  next(promptText = "› "): Promise<string | undefined> {
+    if (this.#closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const onClose = () => resolve(undefined);
+      this.#rl.once("close", onClose);
+      this.#rl.question(promptText, (answer) => {
+        this.#rl.off("close", onClose);
+        resolve(answer);
+      });
+    });
+  }
+
+  /** Lists the options of a permission request and asks for one; undefined if cancelled. */
+  async choose(
+    request: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<number | undefined> {
+    const title = request.toolCall.title ?? request.toolCall.toolCallId;
+    const list = request.options.map((o, i) => `  ${i + 1}) ${o.name} [${o.kind}]`).join("\n");
+    process.stdout.write(`\nThe agent asks permission: ${title}\n${list}\n`);
+    while (!signal.aborted && !this.#closed) {
+      const answer = await this.#question(`Choose 1-${request.options.length}: `, signal);
+      if (answer === undefined) return undefined;
+      const index = Number(answer.trim()) - 1;
+      if (Number.isInteger(index) && index >= 0 && index < request.options.length) return index;
+      process.stdout.write(`Please type a number from 1 to ${request.options.length}.\n`);
+    }
+    return undefined;
+  }
+
+  close(): void {
+    this.#rl.close();
+  }
+
+  #question(text: string, signal: AbortSignal): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#rl.question(text, { signal }, (answer) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(answer);
+      });
+    });
+  }
+}

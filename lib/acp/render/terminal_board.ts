@@ -1,0 +1,183 @@
+/**
+ * Which terminals a human renderer shows, and when: a terminal is shown once
+ * the service announced it and a tool call embedded it (in either order), or
+ * once a `_meta` extension speaks of it. The board follows each shown
+ * terminal's output and tells a {@linkcode TerminalDisplay} what happened,
+ * always in the order open, output..., exit, release.
+ * @module
+ */
+
+import type { TerminalEvent } from "../../service/terminal_service.ts";
+import type { Terminal } from "../../terminal/terminal.ts";
+import type { ExitInfo } from "./format.ts";
+import type { TerminalMeta } from "./meta.ts";
+
+/** A terminal on display. */
+export interface ShownTerminal {
+  /** The terminal id (as the agent knows it). */
+  readonly id: string;
+  /** Short name of the tool call that embedded it. */
+  readonly label: string;
+  /** The command line, when known. */
+  readonly command?: string;
+  /** The live terminal, readable until `release`; undefined for `_meta` terminals. */
+  terminal?: Terminal;
+}
+
+/** How a renderer shows terminals; the board calls it. */
+export interface TerminalDisplay {
+  /** A terminal is shown for the first time. */
+  open(shown: ShownTerminal): void;
+  /**
+   * New output: `data` for a `_meta` terminal, undefined for a live terminal,
+   * whose output the display reads from `shown.terminal` itself.
+   */
+  output(shown: ShownTerminal, data?: string): void;
+  /** The program ended; called at most once per terminal. */
+  exit(shown: ShownTerminal, exit: ExitInfo): void;
+  /** The terminal was released: `shown.terminal` must not be read any more. */
+  release(shown: ShownTerminal): void;
+}
+
+interface Entry {
+  id: string;
+  label?: string;
+  command?: string;
+  terminal?: Terminal;
+  /** The service announced it (always true for `_meta` terminals). */
+  known: boolean;
+  startedAt: number;
+  exit?: ExitInfo;
+  released: boolean;
+  shown?: ShownTerminal;
+  unsubscribe?: () => void;
+}
+
+/** Merges terminal events, embeddings and `_meta` extensions into display calls. */
+export class TerminalBoard {
+  readonly #display: TerminalDisplay;
+  readonly #service = new Map<string, Entry>();
+  readonly #meta = new Map<string, Entry>();
+  #closed = false;
+
+  /** @param display Where shown terminals go. */
+  constructor(display: TerminalDisplay) {
+    this.#display = display;
+  }
+
+  /** Takes an event of the terminal service. */
+  terminalEvent(event: TerminalEvent): void {
+    if (this.#closed) return;
+    const entry = this.#entry(this.#service, event.id, false);
+    switch (event.type) {
+      case "created":
+        entry.known = true;
+        entry.terminal = event.terminal;
+        entry.command = event.command;
+        entry.startedAt = performance.now();
+        if (entry.label !== undefined) this.#show(entry);
+        break;
+      case "exited":
+        if (entry.exit !== undefined) break;
+        entry.exit = { ...event.status, durationMs: event.durationMs };
+        if (entry.shown !== undefined) this.#display.exit(entry.shown, entry.exit);
+        break;
+      case "released":
+        this.#release(entry);
+        break;
+      default:
+        break; // A kill shows in the exit status.
+    }
+  }
+
+  /** A tool call embeds terminal `id`; the first tool call to do so names it. */
+  embed(id: string, label: string): void {
+    if (this.#closed) return;
+    const entry = this.#entry(this.#service, id, false);
+    entry.label ??= label;
+    if (entry.known && entry.shown === undefined) this.#show(entry);
+  }
+
+  /** A `_meta` terminal extension of a tool call named `label`. */
+  meta(event: TerminalMeta, label: string): void {
+    if (this.#closed) return;
+    // A terminal the service runs is shown from the service, not twice.
+    if (this.#service.get(event.terminalId)?.known) return;
+    const entry = this.#entry(this.#meta, event.terminalId, true);
+    entry.label ??= label;
+    if (entry.shown === undefined) this.#show(entry);
+    const shown = entry.shown!;
+    if (event.kind === "output") {
+      this.#display.output(shown, event.data);
+    } else if (event.kind === "exit" && entry.exit === undefined) {
+      entry.exit = {
+        exitCode: event.exitCode,
+        signal: event.signal,
+        durationMs: performance.now() - entry.startedAt,
+      };
+      this.#display.exit(shown, entry.exit);
+    }
+  }
+
+  /** Stops following every terminal; later calls are ignored. */
+  close(): void {
+    this.#closed = true;
+    for (const entry of this.#service.values()) {
+      entry.unsubscribe?.();
+      entry.unsubscribe = undefined;
+      entry.terminal = undefined;
+    }
+  }
+
+  #entry(map: Map<string, Entry>, id: string, known: boolean): Entry {
+    let entry = map.get(id);
+    if (entry === undefined) {
+      entry = { id, known, startedAt: performance.now(), released: false };
+      map.set(id, entry);
+    }
+    return entry;
+  }
+
+  #show(entry: Entry): void {
+    const terminal = entry.released ? undefined : entry.terminal;
+    const shown: ShownTerminal = {
+      id: entry.id,
+      label: entry.label ?? entry.id,
+      terminal,
+      ...(entry.command === undefined ? {} : { command: entry.command }),
+    };
+    entry.shown = shown;
+    this.#display.open(shown);
+    if (terminal !== undefined) {
+      entry.unsubscribe = terminal.onChange(() => {
+        try {
+          this.#display.output(shown);
+        } catch {
+          // This runs inside the terminal's read loop: a display fault must
+          // cost a line of display, never the command's output.
+        }
+      });
+      this.#display.output(shown); // What it printed before it was embedded.
+    }
+    if (entry.exit !== undefined) this.#display.exit(shown, entry.exit);
+    if (entry.released) this.#display.release(shown);
+  }
+
+  #release(entry: Entry): void {
+    if (entry.released) return;
+    entry.released = true;
+    const shown = entry.shown;
+    if (shown !== undefined) {
+      if (entry.exit === undefined) {
+        const status = entry.terminal?.exitStatus ?? { exitCode: null, signal: null };
+        entry.exit = { ...status, durationMs: performance.now() - entry.startedAt };
+        this.#display.exit(shown, entry.exit);
+      }
+      entry.unsubscribe?.();
+      entry.unsubscribe = undefined;
+      this.#display.release(shown);
+      shown.terminal = undefined;
+    }
+    entry.terminal = undefined;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `termbridge serve`: the terminal service as a JSON-RPC 2.0 loop on
+ * termbridge's own stdin/stdout, for programs that embed termbridge.
+ * @module
+ */
+
+import * as acp from "@agentclientprotocol/sdk";
+import { numberOption, parseModeArgs } from "../cli/args.ts";
+import { VERSION } from "../cli/usage.ts";
+import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { TerminalService } from "../service/terminal_service.ts";
+import { serveFiles, serveTerminals } from "./client_handlers.ts";
+import { answerBeforeClosing, stdioStream } from "./stdio.ts";
+
+const HELP = `Usage: termbridge serve [OPTIONS]
+
+Serves terminals as JSON-RPC 2.0 on stdin/stdout, one JSON object per line.
+Methods: initialize (optional), terminal/create, terminal/output,
+terminal/wait_for_exit, terminal/kill, terminal/release (ACP v1 shapes;
+terminals are scoped by sessionId), fs/read_text_file, fs/write_text_file.
+Diagnostics go to stderr; stdout carries only protocol.
+
+Options:
+  --cwd DIR              default working directory of commands (default: the current one)
+  --output-limit BYTES   hard ceiling of kept output per terminal (default: 16777216)
+  -h, --help             show this help
+`;
+
+/** Methods `serve` answers, listed by `initialize`. */
+const METHODS = [
+  "initialize",
+  ...Object.values(acp.methods.client.terminal),
+  ...Object.values(acp.methods.client.fs),
+];
+
+/** Runs `termbridge serve`; resolves with the exit code once stdin ends or a signal arrives. */
+export async function serveMain(args: string[]): Promise<number> {
+  const { values } = parseModeArgs("serve", args, {
+    cwd: { type: "string" },
+    "output-limit": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    await runtime.writeStdout(HELP);
+    return 0;
+  }
+  const service = new TerminalService({
+    cwd: values.cwd ?? runtime.cwd(),
+    outputCeiling: numberOption("output-limit", values["output-limit"]),
+  });
+  const app = serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service));
+  app.onRequest("initialize", (params: unknown) => params, () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    serverInfo: { name: "termbridge", version: VERSION },
+    methods: METHODS,
+  }));
+  const connection = app.connect(answerBeforeClosing(stdioStream(), () => service.killAll()));
+  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
+    runtime.onSignal(signal, () => connection.close())
+  );
+  try {
+    await connection.closed;
+  } finally {
+    stops.forEach((stop) => stop());
+    await service.releaseAll();
+  }
+  return 0;
+}

@@ -1,0 +1,48 @@
+/**
+ * Turning a requested command into the argv a terminal starts.
+ * @module
+ */
+
+import { resolveProgram } from "../terminal/launch.ts";
+
+/** Characters that make a command line need a shell to run. */
+const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?[\]#~=%{}!]/;
+
+/**
+ * Runs the command with stdin at end of file, so nothing waits for input that
+ * cannot come, while stdout and stderr stay the terminal (colours, line
+ * buffering as for a person). `exec` keeps the pid, so the program still
+ * leads the terminal's session and process group.
+ */
+const STDIN_AT_EOF = ["/bin/sh", "-c", 'exec "$@" </dev/null', "sh"];
+
+/** How a command will be run. */
+export interface CommandPlan {
+  /** The argv to start in the terminal. */
+  argv: string[];
+  /** `"exec"`: the program itself; `"shell"`: the line through `/bin/sh -c`. */
+  via: "exec" | "shell";
+}
+
+/**
+ * Plans a command as agents send it: with `args`, exec argv directly; without
+ * (or with none), a line with shell syntax or spaces runs through
+ * `/bin/sh -c`, a bare word is exec'd.
+ * @throws {SpawnError} when a program to exec directly does not exist
+ */
+export function planCommand(
+  command: string,
+  args: string[] | undefined,
+  options: { env: Record<string, string>; cwd: string; stdinAtEof: boolean },
+): CommandPlan {
+  // Some agents send `args: []` with a whole shell line in `command`.
+  const hasArgs = args !== undefined && args.length > 0;
+  const direct = hasArgs || !SHELL_SYNTAX.test(command.trim());
+  const program = hasArgs ? command : command.trim();
+  const argv = direct ? [program, ...(args ?? [])] : ["/bin/sh", "-c", command];
+  if (direct) resolveProgram(program, options.env, options.cwd);
+  return {
+    argv: options.stdinAtEof ? [...STDIN_AT_EOF, ...argv] : argv,
+    via: direct ? "exec" : "shell",
+  };
+}

@@ -1,0 +1,274 @@
+/**
+ * The command terminals an agent asks for (ACP's `terminal/*` methods), in
+ * the core's terms: create, output, wait for exit, kill, release; scoped by
+ * session. No protocol knowledge: front ends map requests onto this.
+ * @module
+ */
+
+import { type ExitStatus, runtime } from "../runtime/mod.ts";
+import { TerminalError } from "../terminal/errors.ts";
+import { checkWorkingDirectory } from "../terminal/launch.ts";
+import { Terminal, TERMINAL_DEFAULTS } from "../terminal/terminal.ts";
+import { type CommandPlan, planCommand } from "./command_line.ts";
+
+/** The request did not make sense (bad cwd, env name, limit): the caller must change it. */
+export class InvalidRequestError extends TerminalError {}
+
+/** No terminal with that id is known to that session. */
+export class TerminalNotFoundError extends TerminalError {}
+
+/** Settings of a terminal service. */
+export interface TerminalServiceOptions {
+  /** Working directory when a request gives none. */
+  cwd: string;
+  /** Base environment of every command; defaults to termbridge's own. */
+  env?: Record<string, string>;
+  /** Hard ceiling of kept output per terminal, in bytes (16 MiB by default). */
+  outputCeiling?: number;
+  /** Time between SIGTERM and SIGKILL on kill and release. */
+  killGraceMs?: number;
+  cols?: number;
+  rows?: number;
+}
+
+/** What an agent asks to run. */
+export interface CreateRequest {
+  sessionId: string;
+  command: string;
+  args?: string[] | null;
+  env?: { name: string; value: string }[] | null;
+  cwd?: string | null;
+  outputByteLimit?: number | null;
+}
+
+/** A terminal's output as `terminal/output` reports it. */
+export interface OutputSnapshot {
+  output: string;
+  truncated: boolean;
+  /** Present only once the command exited. */
+  exitStatus?: ExitStatus;
+}
+
+/** Something that happened to a terminal, for renderers and event logs. */
+export type TerminalEvent =
+  | {
+    type: "created";
+    id: string;
+    sessionId: string;
+    command: string;
+    cwd: string;
+    via: CommandPlan["via"];
+    /** The live terminal, readable until its `released` event has been delivered. */
+    terminal: Terminal;
+  }
+  | { type: "exited"; id: string; sessionId: string; status: ExitStatus; durationMs: number }
+  | { type: "killed"; id: string; sessionId: string }
+  | { type: "released"; id: string; sessionId: string };
+
+/** Variables set for every command unless the request sets them. */
+const NON_INTERACTIVE_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+
+const ENV_NAME = /^[^=\0]+$/;
+
+interface Entry {
+  id: string;
+  sessionId: string;
+  terminal: Terminal;
+  command: string;
+  startedAt: number;
+}
+
+/** Command terminals, each owned by the session that created it. */
+export class TerminalService {
+  readonly #options: Required<Omit<TerminalServiceOptions, "env">> & {
+    env: Record<string, string>;
+  };
+  readonly #entries = new Map<string, Entry>();
+  readonly #released = new Set<string>();
+  readonly #listeners = new Set<(event: TerminalEvent) => void>();
+  #nextId = 1;
+
+  constructor(options: TerminalServiceOptions) {
+    this.#options = {
+      cwd: options.cwd,
+      env: options.env ?? runtime.env(),
+      outputCeiling: options.outputCeiling ?? TERMINAL_DEFAULTS.outputLimit,
+      killGraceMs: options.killGraceMs ?? TERMINAL_DEFAULTS.killGraceMs,
+      cols: options.cols ?? TERMINAL_DEFAULTS.cols,
+      rows: options.rows ?? TERMINAL_DEFAULTS.rows,
+    };
+  }
+
+  /** Calls `listener` for every terminal event; returns a function that removes it. */
+  onEvent(listener: (event: TerminalEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Starts a command and returns its terminal id at once.
+   * @throws {InvalidRequestError} for a relative or missing cwd, a bad env name or limit
+   * @throws {SpawnError} when a program to exec directly does not exist
+   */
+  create(request: CreateRequest): string {
+    const cwd = request.cwd ?? this.#options.cwd;
+    try {
+      checkWorkingDirectory(cwd);
+    } catch (error) {
+      throw new InvalidRequestError((error as Error).message);
+    }
+    const env: Record<string, string> = { ...this.#options.env, ...NON_INTERACTIVE_ENV };
+    for (const { name, value } of request.env ?? []) {
+      if (!ENV_NAME.test(name)) {
+        throw new InvalidRequestError(
+          `Cannot set environment variable ${
+            JSON.stringify(name)
+          }: a name must be non-empty and contain no "=" or NUL`,
+        );
+      }
+      env[name] = value;
+    }
+    const limit = this.#outputLimit(request.outputByteLimit);
+    const plan: CommandPlan = planCommand(request.command, request.args ?? undefined, {
+      env,
+      cwd,
+      stdinAtEof: true,
+    });
+    const terminal = Terminal.spawn({
+      argv: plan.argv,
+      cwd,
+      env,
+      cols: this.#options.cols,
+      rows: this.#options.rows,
+      outputLimit: limit,
+      screen: "lazy",
+    });
+    const id = `term-${this.#nextId++}`;
+    const entry = {
+      id,
+      sessionId: request.sessionId,
+      terminal,
+      command: describe(request),
+      startedAt: performance.now(),
+    };
+    this.#entries.set(id, entry);
+    this.#emit({
+      type: "created",
+      id,
+      sessionId: request.sessionId,
+      command: entry.command,
+      cwd,
+      via: plan.via,
+      terminal,
+    });
+    void terminal.wait().then((status) => {
+      const durationMs = performance.now() - entry.startedAt;
+      this.#emit({ type: "exited", id, sessionId: request.sessionId, status, durationMs });
+    });
+    return id;
+  }
+
+  /** The output so far; `exitStatus` only once the command exited. */
+  output(sessionId: string, id: string): OutputSnapshot {
+    const { terminal } = this.#get(sessionId, id);
+    const { text, truncated } = terminal.output();
+    const status = terminal.exitStatus;
+    return status === null
+      ? { output: text, truncated }
+      : { output: text, truncated, exitStatus: status };
+  }
+
+  /**
+   * Resolves with the exit status once the command exited (at once if it has).
+   * Rejects with the signal's reason when `signal` aborts first.
+   */
+  async waitForExit(sessionId: string, id: string, signal?: AbortSignal): Promise<ExitStatus> {
+    const { terminal } = this.#get(sessionId, id);
+    if (signal === undefined) return await terminal.wait();
+    signal.throwIfAborted();
+    let onAbort!: () => void;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([terminal.wait(), aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Kills the command's process group; output and exit status stay readable. */
+  async kill(sessionId: string, id: string): Promise<void> {
+    const { terminal } = this.#get(sessionId, id);
+    if (terminal.exitStatus === null) this.#emit({ type: "killed", id, sessionId });
+    await terminal.kill("SIGTERM", this.#options.killGraceMs);
+  }
+
+  /** Kills the command if it runs, frees everything; the id is then invalid. */
+  async release(sessionId: string, id: string): Promise<void> {
+    const entry = this.#get(sessionId, id);
+    this.#entries.delete(id);
+    this.#released.add(id);
+    await entry.terminal.kill("SIGTERM", this.#options.killGraceMs);
+    this.#emit({ type: "released", id, sessionId }); // Still readable by listeners here.
+    await entry.terminal.dispose();
+  }
+
+  /** The terminal behind an id, for display (the caller must not dispose it). */
+  terminal(sessionId: string, id: string): Terminal {
+    return this.#get(sessionId, id).terminal;
+  }
+
+  /** Ids of the live (unreleased) terminals. */
+  ids(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Kills every running command; the terminals stay readable. */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((e) => this.kill(e.sessionId, e.id)));
+  }
+
+  /** Kills and releases every terminal (agent gone, termbridge shutting down). */
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((e) => this.release(e.sessionId, e.id)));
+  }
+
+  #get(sessionId: string, id: string): Entry {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) {
+      const why = this.#released.has(id) ? "it was released" : "no terminal has that id";
+      throw new TerminalNotFoundError(`Unknown terminal ${JSON.stringify(id)}: ${why}`);
+    }
+    if (entry.sessionId !== sessionId) {
+      throw new TerminalNotFoundError(
+        `Unknown terminal ${JSON.stringify(id)} in session ${
+          JSON.stringify(sessionId)
+        }: it belongs to another session`,
+      );
+    }
+    return entry;
+  }
+
+  #outputLimit(requested: number | null | undefined): number {
+    if (requested === undefined || requested === null) return this.#options.outputCeiling;
+    if (!Number.isInteger(requested) || requested < 0) {
+      throw new InvalidRequestError(
+        `Cannot use outputByteLimit ${
+          JSON.stringify(requested)
+        }: expected a whole number of bytes >= 0`,
+      );
+    }
+    return Math.min(requested, this.#options.outputCeiling);
+  }
+
+  #emit(event: TerminalEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+function describe(request: CreateRequest): string {
+  const args = request.args ?? [];
+  return [request.command, ...args.map((a) => /[\s"'$]/.test(a) ? JSON.stringify(a) : a)].join(" ");
+}
