@@ -78,6 +78,7 @@ export class Terminal {
   readonly #text: OutputLog;
   readonly #plain = new PlainTextStream();
   readonly #listeners = new Set<() => void>();
+  readonly #oscListeners = new Set<(osc: string, textOffset: number) => void>();
   readonly #exited: Promise<ExitStatus>;
   #emulator: Emulator | undefined;
   #size: { cols: number; rows: number; scrollback: number };
@@ -162,6 +163,16 @@ export class Terminal {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` for every OSC string in the output (`"133;D;0"`), with its
+   * position in the text log (an offset in `textLog.totalBytes` terms), before
+   * the change listeners of the same chunk. Returns a function that removes it.
+   */
+  onOsc(listener: (osc: string, textOffset: number) => void): () => void {
+    this.#oscListeners.add(listener);
+    return () => this.#oscListeners.delete(listener);
   }
 
   /** Sends raw text to the program, as if typed, without any translation. */
@@ -326,13 +337,19 @@ export class Terminal {
     this.#emulator?.dispose();
     this.#emulator = undefined;
     this.#listeners.clear();
+    this.#oscListeners.clear();
   }
 
   #receive(bytes: Uint8Array): void {
     this.#raw.append(bytes);
     const text = this.#plain.push(bytes);
+    const base = this.#text.totalBytes;
     if (text !== "") this.#text.append(encoder.encode(text));
     this.#emulator?.write(bytes);
+    for (const { osc, at } of this.#plain.takeOscMarks()) {
+      const offset = base + encoder.encode(text.slice(0, at)).length;
+      for (const listener of this.#oscListeners) listener(osc, offset);
+    }
     this.#notify();
   }
 

@@ -32,6 +32,19 @@ const OSC_STRING = 4;
 const CONTROL_STRING = 5;
 /** After ESC inside a string: `\` ends the string, anything else aborts it and starts a new escape. */
 const STRING_ESCAPE = 6;
+/** The same after ESC inside an OSC string (whose end is reported as a mark). */
+const OSC_ESCAPE = 7;
+
+/** OSC strings longer than this (clipboard, images) are not reported as marks. */
+const OSC_MARK_CAP = 4096;
+
+/** An OSC string found in the stream and where it was in the plain text. */
+export interface OscMark {
+  /** The string between `ESC ]` and its terminator, e.g. `"133;D;0"`. */
+  osc: string;
+  /** Characters of plain text returned before it, counted since the marks were last taken. */
+  at: number;
+}
 
 type State = number;
 
@@ -102,6 +115,11 @@ function afterEscape(code: number): State {
 export class PlainTextStream {
   #decoder = new TextDecoder();
   #state: State = GROUND;
+  /** The OSC string being read, or undefined outside one (or past the cap). */
+  #osc: string | undefined;
+  #marks: OscMark[] = [];
+  /** Characters of text returned since the marks were last taken: the base of new marks' offsets. */
+  #pendingOffset = 0;
 
   /**
    * Takes the next chunk of the stream.
@@ -125,9 +143,26 @@ export class PlainTextStream {
     return text;
   }
 
+  /**
+   * Returns the OSC strings (`"133;C"`, `"7;file://host/dir"`) completed by the
+   * chunks pushed since the last call, each with its position in the text
+   * those chunks returned (concatenated), and forgets them.
+   */
+  takeOscMarks(): OscMark[] {
+    const marks = this.#marks;
+    this.#marks = [];
+    this.#pendingOffset = 0;
+    return marks;
+  }
+
   /** Removes control characters and sequences from `text`, continuing from the saved state. */
   #strip(text: string): string {
     const pieces: string[] = [];
+    let produced = 0;
+    const emit = (piece: string) => {
+      pieces.push(piece);
+      produced += piece.length;
+    };
     const length = text.length;
     let state = this.#state;
     let i = 0;
@@ -137,40 +172,52 @@ export class PlainTextStream {
         GROUND_SPECIAL.lastIndex = i;
         const match = GROUND_SPECIAL.exec(text);
         const next = match === null ? length : match.index;
-        if (next > i) pieces.push(i === 0 && next === length ? text : text.slice(i, next));
+        if (next > i) emit(i === 0 && next === length ? text : text.slice(i, next));
         if (next === length) break;
         const code = text.charCodeAt(next);
         state = code === ESC ? ESCAPE : code >= 0x80 ? afterC1(code) : GROUND;
+        if (state === OSC_STRING) this.#osc = "";
         i = next + 1;
       } else if (state === OSC_STRING || state === CONTROL_STRING) {
         // Strings can be long (OSC 52, sixel): search for the end instead of stepping.
         const end = state === OSC_STRING ? OSC_END : CONTROL_STRING_END;
         end.lastIndex = i;
         const match = end.exec(text);
+        if (state === OSC_STRING) this.#collectOsc(text.slice(i, match?.index ?? length));
         if (match === null) break;
-        state = text.charCodeAt(match.index) === ESC ? STRING_ESCAPE : GROUND;
+        const terminator = text.charCodeAt(match.index);
+        if (state === OSC_STRING && (terminator === 0x07 || terminator === 0x9c)) {
+          this.#finishOsc(this.#pendingOffset + produced);
+        }
+        if (terminator !== ESC && state === OSC_STRING) this.#osc = undefined;
+        state = terminator === ESC ? (state === OSC_STRING ? OSC_ESCAPE : STRING_ESCAPE) : GROUND;
         i = match.index + 1;
-      } else if (state === STRING_ESCAPE) {
+      } else if (state === STRING_ESCAPE || state === OSC_ESCAPE) {
         if (text.charCodeAt(i) === BACKSLASH) {
+          if (state === OSC_ESCAPE) this.#finishOsc(this.#pendingOffset + produced);
           state = GROUND;
           i++;
         } else {
           state = ESCAPE; // the string was aborted; this character follows a new ESC
         }
+        this.#osc = undefined;
       } else {
         const code = text.charCodeAt(i++);
         if (code >= 0x20 && code < DEL) {
-          if (state === ESCAPE) state = afterEscape(code);
-          else if (state === ESCAPE_INTERMEDIATE) state = code < 0x30 ? state : GROUND;
+          if (state === ESCAPE) {
+            state = afterEscape(code);
+            if (state === OSC_STRING) this.#osc = "";
+          } else if (state === ESCAPE_INTERMEDIATE) state = code < 0x30 ? state : GROUND;
           else state = code < 0x40 ? state : GROUND; // CSI: parameters, intermediates, final
         } else if (code === ESC) {
           state = ESCAPE;
         } else if (code === CAN || code === SUB) {
           state = GROUND;
         } else if (code === LF || code === TAB) {
-          pieces.push(code === LF ? "\n" : "\t");
+          emit(code === LF ? "\n" : "\t");
         } else if (code >= 0x80 && code <= C1_APC) {
           state = afterC1(code);
+          if (state === OSC_STRING) this.#osc = "";
         } else if (code > C1_APC) {
           state = GROUND; // text ends a malformed sequence and is kept
           i--;
@@ -179,6 +226,17 @@ export class PlainTextStream {
       }
     }
     this.#state = state;
+    this.#pendingOffset += produced;
     return pieces.length === 1 ? pieces[0] : pieces.join("");
+  }
+
+  #collectOsc(piece: string): void {
+    if (this.#osc === undefined) return;
+    this.#osc = this.#osc.length + piece.length > OSC_MARK_CAP ? undefined : this.#osc + piece;
+  }
+
+  #finishOsc(at: number): void {
+    if (this.#osc !== undefined) this.#marks.push({ osc: this.#osc, at });
+    this.#osc = undefined;
   }
 }

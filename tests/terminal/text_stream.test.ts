@@ -194,3 +194,28 @@ describe("plain text stream", () => {
     assert.equal(new PlainTextStream().push(new Uint8Array(0)), "");
   });
 });
+
+describe("text stream: OSC marks", () => {
+  it("text stream: reports OSC strings with their place in the text, however split", () => {
+    const sample = "a\x1b]133;A\x07$ \x1b]133;C\x1b\\out\r\n\x1b]133;D;0\x07\x1b]7;file://h/tmp\x07z";
+    const bytes = new TextEncoder().encode(sample);
+    for (let split = 0; split <= bytes.length; split++) {
+      const stream = new PlainTextStream();
+      const text = stream.push(bytes.subarray(0, split)) + stream.push(bytes.subarray(split));
+      assert.equal(text, "a$ out\nz");
+      // Marks span both pushes: offsets are counted since the last take.
+      assert.deepEqual(stream.takeOscMarks(), [
+        { osc: "133;A", at: 1 },
+        { osc: "133;C", at: 3 },
+        { osc: "133;D;0", at: 7 },
+        { osc: "7;file://h/tmp", at: 7 },
+      ]);
+    }
+  });
+
+  it("text stream: an aborted or oversized OSC is not reported", () => {
+    const stream = new PlainTextStream();
+    stream.push(new TextEncoder().encode(`\x1b]52;c;${"x".repeat(5000)}\x07\x1b]0;t\x1bXok`));
+    assert.deepEqual(stream.takeOscMarks(), []);
+  });
+});
