@@ -1,0 +1,440 @@
+/**
+ * A named interactive session: a shell (with shell integration when it is
+ * bash or zsh) or any program in a terminal, with run-and-wait, input to the
+ * running program, waits and recording.
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { basename } from "node:path";
+import { type ExitStatus, runtime } from "../runtime/mod.ts";
+import { isKeyName } from "../terminal/keys.ts";
+import { resolveProgram } from "../terminal/launch.ts";
+import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
+import { SessionBusyError } from "./errors.ts";
+import { CastRecorder } from "./recorder.ts";
+import { type IntegratedShell, integrateShell, parseShellMark } from "./shell_integration.ts";
+import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
+
+/** How the end of a command was known. */
+export type Completion = "shell-integration" | "screen-stable";
+
+/** How to open a session. */
+export interface SessionOptions {
+  name: string;
+  /** Program and arguments; default: the user's shell (`$SHELL`, else bash, else sh). */
+  program?: string[];
+  cwd?: string;
+  /** Variables added to termbridge's environment. */
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  scrollback?: number;
+  /** Record the session to this asciicast file from the start. */
+  record?: string;
+}
+
+/** What `exec` and `input` report. */
+export interface CommandResult {
+  /** The command line (for `input`, the text sent). */
+  command: string;
+  /** The command's own output: no echoed command line, no prompt. */
+  output: string;
+  /** The exit code once completed (null while running or when unknown). */
+  exitCode: number | null;
+  status: "completed" | "running";
+  /** The working directory after the command, as the shell reported it. */
+  cwd: string;
+  completion: Completion;
+  /** Whether output was dropped from the front (the output ceiling was reached). */
+  truncated: boolean;
+}
+
+/** A row of `list`. */
+export interface SessionInfo {
+  name: string;
+  program: string[];
+  pid: number;
+  cols: number;
+  rows: number;
+  cwd: string;
+  /** The command running now, or null at the prompt. */
+  running: string | null;
+  /** Milliseconds since the last output. */
+  idleMs: number;
+  integration: "shell" | "none";
+  exitStatus: ExitStatus | null;
+  recording: string | null;
+}
+
+/** How long a fallback exec waits for the screen to settle. */
+const SETTLE_MS = 400;
+/** How long opening waits for a shell's first prompt. */
+const FIRST_PROMPT_MS = 10_000;
+
+interface Running {
+  command: string;
+  /** Text-log offset where the command's output starts (OSC 133;C), once known. */
+  start?: number;
+  /** Offset up to which output was already returned by a `running` result. */
+  reported?: number;
+  end?: number;
+  exitCode?: number | null;
+}
+
+/** Returns the user's shell: `$SHELL`, else bash, else sh. */
+export function defaultShell(env: Record<string, string>): string {
+  for (const candidate of [env.SHELL, "bash", "sh"]) {
+    if (!candidate) continue;
+    try {
+      return resolveProgram(candidate, env, "/");
+    } catch {
+      // Not installed here: try the next one.
+    }
+  }
+  return "/bin/sh";
+}
+
+/** A named terminal session. */
+export class Session {
+  readonly name: string;
+  readonly program: string[];
+  readonly terminal: Terminal;
+  readonly integration: "shell" | "none";
+  readonly #shell: IntegratedShell | undefined;
+  #cwd: string;
+  #atPrompt = false;
+  #promptCount = 0;
+  #running: Running | undefined;
+  #lastOutputAt = performance.now();
+  #recorder: CastRecorder | undefined;
+
+  private constructor(options: SessionOptions) {
+    const env = { ...runtime.env(), ...options.env };
+    this.name = options.name;
+    this.program = options.program ?? [defaultShell(env)];
+    this.#cwd = options.cwd ?? runtime.cwd();
+    this.#shell = integrateShell(this.program[0], this.program.slice(1));
+    this.integration = this.#shell ? "shell" : "none";
+    const spawn: TerminalOptions = {
+      argv: this.#shell?.argv ?? this.program,
+      cwd: this.#cwd,
+      env: { ...env, ...this.#shell?.env },
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback,
+    };
+    this.terminal = Terminal.spawn(spawn);
+    this.terminal.onOsc((osc, offset) => this.#mark(osc, offset));
+    this.terminal.onChange(() => this.#lastOutputAt = performance.now());
+    if (options.record) this.record(options.record);
+  }
+
+  /**
+   * Opens a session and waits until it is ready: a shell's first prompt, or
+   * the screen settling for other programs.
+   * @throws {SpawnError} when the program or the working directory is missing
+   */
+  static async open(options: SessionOptions): Promise<Session> {
+    const session = new Session(options);
+    try {
+      if (session.integration === "shell") {
+        await session.terminal.waitFor(
+          () => session.#atPrompt || session.terminal.exitStatus !== null || undefined,
+          "the shell's first prompt",
+          FIRST_PROMPT_MS,
+        );
+      } else {
+        await idleFor(session.terminal, SETTLE_MS, FIRST_PROMPT_MS);
+      }
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return session;
+  }
+
+  /** The working directory the shell last reported (or the one it started in). */
+  get cwd(): string {
+    return this.#cwd;
+  }
+
+  /** The command running now, if termbridge knows of one. */
+  get running(): string | null {
+    return this.#running?.command ?? null;
+  }
+
+  /**
+   * Runs a command line and waits until it finishes or `timeoutMs` passes;
+   * on timeout the command keeps running and the result says `running`. An
+   * empty command collects more output of the running one.
+   * @throws {SessionBusyError} when a command is running or the program exited
+   */
+  async exec(command: string, timeoutMs: number): Promise<CommandResult> {
+    if (command.trim() === "") {
+      return this.#running ? await this.#collect(timeoutMs) : this.#idleResult(command);
+    }
+    this.#checkAlive(command);
+    if (this.#running) {
+      throw new SessionBusyError(
+        `Cannot run ${JSON.stringify(command)} in session "${this.name}": ${
+          JSON.stringify(this.#running.command)
+        } is still running; send it input, a key such as C-c, or an empty command to collect its output`,
+      );
+    }
+    if (this.integration === "none") return await this.#execUntilSettled(command, timeoutMs);
+    this.#running = { command };
+    const prompts = this.#promptCount;
+    this.#send(command, "\r");
+    // A line the shell does not run (empty, only a comment) brings the prompt back without a start.
+    await this.terminal.waitFor(
+      () => this.#running?.start !== undefined || this.#promptCount > prompts || undefined,
+      "the command to start",
+      timeoutMs,
+    ).catch(() => {}); // Reported as `running` below.
+    if (this.#running?.start === undefined && this.#promptCount > prompts) {
+      this.#running = undefined;
+      return this.#idleResult(command);
+    }
+    return await this.#collect(timeoutMs);
+  }
+
+  /**
+   * Sends input to the running program: a key name (`C-c`, `Enter`,
+   * `ArrowUp`) is pressed; other text is typed, followed by Enter unless
+   * `enter` is false. Waits until the output settles, the command ends, or
+   * `timeoutMs` passes, and returns the output the input caused.
+   */
+  async input(
+    text: string,
+    options: { enter?: boolean; timeoutMs: number },
+  ): Promise<CommandResult> {
+    this.#checkAlive(text);
+    const from = this.terminal.textLog.totalBytes;
+    if (text.length > 1 && isKeyName(text)) this.keys([text]);
+    else this.#send(text, options.enter === false ? "" : "\r");
+    const running = this.#running;
+    await Promise.race([
+      idleFor(this.terminal, SETTLE_MS, options.timeoutMs),
+      this.terminal.waitFor(
+        () =>
+          running !== undefined && running.end !== undefined || this.terminal.exitStatus !== null ||
+          undefined,
+        "the command to end",
+        options.timeoutMs,
+      ),
+    ]).catch(() => {}); // A timeout just ends the wait.
+    if (running !== undefined && running.end !== undefined) {
+      running.reported = from;
+      return this.#collect(0);
+    }
+    return this.#result(
+      text,
+      this.#slice(from, undefined),
+      this.#running ? "running" : "completed",
+      null,
+    );
+  }
+
+  /** Types text as a person would (a multi-line text as a bracketed paste when the program asked). */
+  type(text: string): void {
+    this.#checkAlive(text);
+    this.terminal.type(text);
+    this.#recorder?.input(text);
+  }
+
+  /** Presses keys by name, in order. */
+  keys(names: string[]): void {
+    this.#checkAlive(names.join(" "));
+    this.terminal.sendKeys(...names);
+    this.#recorder?.input(names.join(" "));
+  }
+
+  /** Waits for a condition on the screen or the program; see `WaitCondition`. */
+  wait(condition: WaitCondition, timeoutMs: number): Promise<WaitResult> {
+    return waitOn(this.terminal, condition, timeoutMs, () => this.#atPrompt && !this.#running);
+  }
+
+  /** The visible screen with cursor, size, alternate-screen state and title. */
+  screenshot(): Screenshot {
+    return this.terminal.screenshot();
+  }
+
+  /** Changes the size; the program receives SIGWINCH. */
+  resize(cols: number, rows: number): void {
+    this.terminal.resize(cols, rows);
+    this.#recorder?.resize(cols, rows);
+  }
+
+  /** Starts recording to an asciicast file (replacing a recording in progress), or stops with null. */
+  record(path: string | null): void {
+    this.#recorder?.close();
+    this.#recorder = undefined;
+    if (path === null) return;
+    const recorder = new CastRecorder(path, {
+      cols: this.terminal.cols,
+      rows: this.terminal.rows,
+      title: `termbridge session ${this.name}`,
+      env: { SHELL: this.program[0], TERM: "xterm-256color" },
+    });
+    let offset = this.terminal.rawLog.totalBytes;
+    this.terminal.onChange(() => {
+      if (this.#recorder !== recorder) return;
+      recorder.output(this.terminal.rawLog.since(offset));
+      offset = this.terminal.rawLog.totalBytes;
+    });
+    this.#recorder = recorder;
+  }
+
+  /** A row for `list`. */
+  info(): SessionInfo {
+    return {
+      name: this.name,
+      program: this.program,
+      pid: this.terminal.pid,
+      cols: this.terminal.cols,
+      rows: this.terminal.rows,
+      cwd: this.#cwd,
+      running: this.running,
+      idleMs: Math.round(performance.now() - this.#lastOutputAt),
+      integration: this.integration,
+      exitStatus: this.terminal.exitStatus,
+      recording: this.#recorder?.path ?? null,
+    };
+  }
+
+  /** Ends the program (its whole process group), the recording and the integration files. */
+  async close(): Promise<void> {
+    await this.terminal.dispose();
+    this.#recorder?.close();
+    this.#recorder = undefined;
+    this.#shell?.cleanup();
+  }
+
+  #send(text: string, enter: string): void {
+    if (text !== "") this.type(text);
+    if (enter !== "") {
+      this.terminal.write(enter);
+      this.#recorder?.input(enter);
+    }
+  }
+
+  #mark(osc: string, offset: number): void {
+    const mark = parseShellMark(osc);
+    if (mark === undefined) return;
+    switch (mark.kind) {
+      case "prompt":
+        this.#atPrompt = true;
+        this.#promptCount++;
+        break;
+      case "command-start":
+        this.#atPrompt = false;
+        this.#running ??= { command: "(typed in the terminal)" };
+        this.#running.start ??= offset;
+        break;
+      case "command-end":
+        if (this.#running?.start !== undefined) {
+          this.#running.end = offset;
+          this.#running.exitCode = mark.exitCode;
+        }
+        break;
+      case "cwd":
+        this.#cwd = existsSync(mark.path) ? mark.path : safeDecode(mark.path);
+        break;
+    }
+  }
+
+  /** Waits for the running command to end (or the timeout) and reports its output so far. */
+  async #collect(timeoutMs: number): Promise<CommandResult> {
+    const running = this.#running!;
+    await this.terminal.waitFor(
+      () =>
+        running.end !== undefined && this.#atPrompt || this.terminal.exitStatus !== null ||
+        undefined,
+      "the command to finish",
+      Math.max(timeoutMs, 1),
+    ).catch(() => {}); // Reported as `running`.
+    const from = running.reported ?? running.start ?? this.terminal.textLog.totalBytes;
+    if (running.end === undefined && this.terminal.exitStatus === null) {
+      const slice = this.#slice(from, undefined);
+      running.reported = this.terminal.textLog.totalBytes;
+      return this.#result(running.command, slice, "running", null);
+    }
+    this.#running = undefined;
+    const exitCode = running.exitCode ?? this.terminal.exitStatus?.exitCode ?? null;
+    return this.#result(running.command, this.#slice(from, running.end), "completed", exitCode);
+  }
+
+  async #execUntilSettled(command: string, timeoutMs: number): Promise<CommandResult> {
+    const from = this.terminal.textLog.totalBytes;
+    this.#send(command, "\r");
+    const settled = await idleFor(this.terminal, SETTLE_MS, timeoutMs, true).then(
+      () => true,
+      () => false,
+    );
+    const slice = this.#slice(from, undefined);
+    const lines = slice.text.split("\n");
+    if (lines[0]?.trimEnd().endsWith(command.split("\n")[0].trimEnd())) lines.shift(); // The echo.
+    if (settled && lines.length > 0) lines.pop(); // The prompt line the program printed again.
+    const output = lines.join("\n") + (lines.length > 0 ? "\n" : "");
+    return this.#result(
+      command,
+      { text: output, truncated: slice.truncated },
+      settled ? "completed" : "running",
+      null,
+    );
+  }
+
+  #slice(from: number, to: number | undefined): { text: string; truncated: boolean } {
+    const log = this.terminal.textLog;
+    const bytes = log.since(from);
+    const firstKept = log.totalBytes - log.byteLength;
+    const length = to === undefined ? bytes.length : Math.max(0, to - Math.max(from, firstKept));
+    return {
+      text: new TextDecoder().decode(bytes.subarray(0, length)),
+      truncated: from < firstKept,
+    };
+  }
+
+  #result(
+    command: string,
+    slice: { text: string; truncated: boolean },
+    status: CommandResult["status"],
+    exitCode: number | null,
+  ): CommandResult {
+    return {
+      command,
+      output: slice.text,
+      exitCode,
+      status,
+      cwd: this.#cwd,
+      completion: this.integration === "shell" ? "shell-integration" : "screen-stable",
+      truncated: slice.truncated,
+    };
+  }
+
+  #idleResult(command: string): CommandResult {
+    return this.#result(command, { text: "", truncated: false }, "completed", null);
+  }
+
+  #checkAlive(what: string): void {
+    const status = this.terminal.exitStatus;
+    if (status === null) return;
+    const how = status.signal
+      ? `was killed by ${status.signal}`
+      : `exited with code ${status.exitCode}`;
+    throw new SessionBusyError(
+      `Cannot send ${JSON.stringify(what)} to session "${this.name}": ${
+        basename(this.program[0])
+      } ${how}; close it and open a new one`,
+    );
+  }
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path; // Not percent-encoded after all.
+  }
+}

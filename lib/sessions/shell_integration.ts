@@ -1,0 +1,118 @@
+/**
+ * Shell integration: start-up files that make bash and zsh report, through
+ * OSC 133 and OSC 7, when a prompt is shown, when a command starts, how it
+ * ended, and the working directory. termbridge reads these marks from the
+ * output (they never reach the screen or the text log).
+ * @module
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+
+/**
+ * The bash hooks. Written for `set -euo pipefail` in the session (every
+ * expansion has a default, nothing in the hook can fail), exported so that a
+ * nested bash reports too, and run before the user's PROMPT_COMMAND without
+ * changing the `$?` it sees. (Plain strings, not templates: `${...}` is shell.)
+ */
+const BASH_RC = [
+  "# termbridge shell integration for bash (generated; safe to delete)",
+  "# bash itself has read the system-wide bashrc; the user's own comes next.",
+  'if [ -z "${TERMBRIDGE_NORC-}" ] && [ -r "$HOME/.bashrc" ]; then',
+  '  . "$HOME/.bashrc"',
+  "fi",
+  "__termbridge_prompt() {",
+  "  local __tb_status=$?",
+  '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$__tb_status" "${HOSTNAME-}" "$PWD"',
+  '  return "$__tb_status"',
+  "}",
+  "export -f __termbridge_prompt",
+  'case "${PROMPT_COMMAND-}" in',
+  "  *__termbridge_prompt*) ;;",
+  '  *) PROMPT_COMMAND="__termbridge_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}" ;;',
+  "esac",
+  'case "${PS0-}" in',
+  "  *'133;C'*) ;;",
+  "  *) PS0=\"${PS0-}\"$'\\033]133;C\\007' ;;",
+  "esac",
+  "export PROMPT_COMMAND PS0",
+  "",
+].join("\n");
+
+/** The zsh hooks: precmd and preexec, after the user's own .zshrc. */
+const ZSH_RC = [
+  "# termbridge shell integration for zsh (generated; safe to delete)",
+  'ZDOTDIR="${TERMBRIDGE_USER_ZDOTDIR:-$HOME}"',
+  '[ -z "${TERMBRIDGE_NORC-}" ] && [ -r "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"',
+  "__termbridge_precmd() {",
+  "  local s=$?",
+  '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$s" "${HOST-}" "$PWD"',
+  "  return $s",
+  "}",
+  "__termbridge_preexec() { printf '\\033]133;C\\007'; }",
+  "autoload -Uz add-zsh-hook",
+  "add-zsh-hook precmd __termbridge_precmd",
+  "add-zsh-hook preexec __termbridge_preexec",
+  "",
+].join("\n");
+
+/** How to start a shell with integration, and how to clean up after it. */
+export interface IntegratedShell {
+  argv: string[];
+  /** Variables to add to the shell's environment. */
+  env: Record<string, string>;
+  /** Removes the generated start-up files. */
+  cleanup(): void;
+}
+
+/** The shells termbridge integrates with. */
+export function supportsIntegration(program: string): boolean {
+  return ["bash", "zsh"].includes(basename(program));
+}
+
+/**
+ * Prepares `shell` (a path or name of bash or zsh) to start with termbridge's
+ * hooks after the user's own start-up files; undefined for other programs.
+ */
+export function integrateShell(shell: string, args: string[] = []): IntegratedShell | undefined {
+  const name = basename(shell);
+  if (!supportsIntegration(name)) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), "termbridge-shell-"));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  if (name === "bash") {
+    const rc = join(dir, "bashrc");
+    writeFileSync(rc, BASH_RC);
+    return { argv: [shell, "--rcfile", rc, "-i", ...args], env: {}, cleanup };
+  }
+  writeFileSync(join(dir, ".zshrc"), ZSH_RC);
+  return { argv: [shell, "-i", ...args], env: { ZDOTDIR: dir }, cleanup };
+}
+
+/** A parsed shell-integration mark. */
+export type ShellMark =
+  | { kind: "prompt" }
+  | { kind: "command-start" }
+  | { kind: "command-end"; exitCode: number | null }
+  | { kind: "cwd"; path: string };
+
+/** Reads an OSC string as a shell-integration mark, or undefined when it is something else. */
+export function parseShellMark(osc: string): ShellMark | undefined {
+  if (osc === "133;A") return { kind: "prompt" };
+  if (osc === "133;C") return { kind: "command-start" };
+  if (osc.startsWith("133;D")) {
+    const code = Number(osc.slice(6));
+    return {
+      kind: "command-end",
+      exitCode: osc.length > 6 && Number.isInteger(code) ? code : null,
+    };
+  }
+  if (osc.startsWith("7;file://")) {
+    const rest = osc.slice("7;file://".length);
+    const slash = rest.indexOf("/");
+    if (slash === -1) return undefined;
+    // termbridge's hooks send the path as it is; other emitters percent-encode it.
+    return { kind: "cwd", path: rest.slice(slash) };
+  }
+  return undefined;
+}

@@ -1,0 +1,153 @@
+/**
+ * Waiting on a terminal for what a person would watch for: text appearing
+ * or disappearing, the screen going quiet, the prompt coming back, the
+ * program exiting. Every wait resolves on events, never on a polling timer.
+ * @module
+ */
+
+import { WaitTimeoutError } from "../terminal/errors.ts";
+import type { Terminal } from "../terminal/terminal.ts";
+import { SessionUsageError } from "./errors.ts";
+
+/** One condition to wait for (exactly one of the fields). */
+export interface WaitCondition {
+  /** This text appears on the screen (with `gone`: disappears from it). */
+  text?: string;
+  /** A regular expression (JavaScript syntax) matches the screen (with `gone`: stops matching). */
+  regex?: string;
+  /** Wait for the text or regex to disappear instead of appear. */
+  gone?: boolean;
+  /** `"visible"` (default) or `"all"` (scrollback included) for text and regex. */
+  scope?: "visible" | "all";
+  /** No output for this many milliseconds. */
+  idleMs?: number;
+  /** The shell's prompt is back (needs shell integration). */
+  prompt?: boolean;
+  /** The program exited. */
+  exit?: boolean;
+}
+
+/** What a wait saw when its condition held. */
+export interface WaitResult {
+  /** Milliseconds the wait took. */
+  elapsedMs: number;
+  /** The visible screen then. */
+  screen: string;
+  /** The text the regex matched, for regex waits. */
+  match?: string;
+}
+
+/**
+ * Resolves once `terminal` printed nothing for `idleMs`. With
+ * `afterOutput`, the quiet period only counts once something was printed.
+ * @throws {WaitTimeoutError} after `timeoutMs`
+ */
+export function idleFor(
+  terminal: Terminal,
+  idleMs: number,
+  timeoutMs: number,
+  afterOutput = false,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const finish = (outcome: () => void) => {
+      clearTimeout(idle);
+      clearTimeout(deadline);
+      stop();
+      outcome();
+    };
+    const restart = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => finish(resolve), idleMs);
+    };
+    const deadline = setTimeout(
+      () =>
+        finish(() =>
+          reject(new WaitTimeoutError(`${idleMs} ms of quiet`, timeoutMs, terminal.screenText()))
+        ),
+      timeoutMs,
+    );
+    const stop = terminal.onChange(() =>
+      terminal.exitStatus !== null ? finish(resolve) : restart()
+    );
+    if (terminal.exitStatus !== null) finish(resolve);
+    else if (!afterOutput) restart();
+  });
+}
+
+/**
+ * Waits for one condition.
+ * @throws {SessionUsageError} for an empty or invalid condition (a bad regex)
+ * @throws {WaitTimeoutError} with the screen it saw, after `timeoutMs`
+ */
+export async function waitOn(
+  terminal: Terminal,
+  condition: WaitCondition,
+  timeoutMs: number,
+  atPrompt: () => boolean,
+): Promise<WaitResult> {
+  const started = performance.now();
+  const result = (match?: string): WaitResult => ({
+    elapsedMs: Math.round(performance.now() - started),
+    screen: terminal.screenText({ scope: "visible" }),
+    ...(match === undefined ? {} : { match }),
+  });
+  if (condition.idleMs !== undefined) {
+    await idleFor(terminal, condition.idleMs, timeoutMs);
+    return result();
+  }
+  if (condition.exit) {
+    await terminal.waitFor(
+      () => terminal.exitStatus ?? undefined,
+      "the program to exit",
+      timeoutMs,
+    );
+    return result();
+  }
+  if (condition.prompt) {
+    await terminal.waitFor(() => atPrompt() || undefined, "the prompt", timeoutMs);
+    return result();
+  }
+  const matcher = screenMatcher(condition);
+  const scope = condition.scope ?? "visible";
+  const match = await terminal.waitFor(
+    () => {
+      const found = matcher.find(terminal.screenText({ scope }));
+      if (condition.gone) return found === undefined ? "" : undefined;
+      return found;
+    },
+    matcher.describe(condition.gone === true),
+    timeoutMs,
+  );
+  return result(condition.regex !== undefined && !condition.gone ? match : undefined);
+}
+
+function screenMatcher(condition: WaitCondition): {
+  find: (screen: string) => string | undefined;
+  describe: (gone: boolean) => string;
+} {
+  if (condition.text !== undefined && condition.text !== "") {
+    const text = condition.text;
+    return {
+      find: (screen) => screen.includes(text) ? text : undefined,
+      describe: (gone) => `${JSON.stringify(text)} to ${gone ? "disappear" : "appear"}`,
+    };
+  }
+  if (condition.regex !== undefined && condition.regex !== "") {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(condition.regex, "m");
+    } catch (error) {
+      throw new SessionUsageError(
+        `Cannot wait for /${condition.regex}/: ${(error as Error).message}`,
+      );
+    }
+    return {
+      find: (screen) => pattern.exec(screen)?.[0],
+      describe: (gone) => `/${condition.regex}/ to ${gone ? "stop matching" : "match"}`,
+    };
+  }
+  throw new SessionUsageError(
+    "Cannot wait for nothing: give one of text, regex, idleMs, prompt or exit",
+  );
+}
