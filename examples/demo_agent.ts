@@ -50,7 +50,8 @@ class Turn {
     this.cancelled = new Promise((_, reject) => {
       signal.addEventListener("abort", () => reject(new Cancelled()), { once: true });
     });
-    this.cancelled.catch(() => {}); // Only ever raced: a turn that is never raced must not warn.
+    // Only ever raced; this keeps a cancellation nobody races from counting as unhandled.
+    this.cancelled.catch(() => {});
   }
 
   /** Sends one `session/update`; throws {@link Cancelled} once cancelled. */
@@ -209,7 +210,13 @@ async function writeNote(turn: Turn): Promise<string> {
     : `I wrote ${path}, but it read back differently.`;
 }
 
-/** The scripted turn. */
+/** `"exit code 3"`, `"SIGTERM"`, `"killed after 1500 ms (SIGTERM)"`. */
+function describeExit(ran: Ran): string {
+  const how = ran.signal ?? `exit code ${ran.exitCode}`;
+  return ran.timedOut ? `killed after ${TIMEOUT_MS} ms (${how})` : how;
+}
+
+/** The scripted turn: talk, think, plan, run three commands, write a note, sum up. */
 async function demo(turn: Turn, terminals: boolean): Promise<void> {
   await turn.say("Let me look around... I will run a few commands in real terminals.\n");
   await turn.say(
@@ -244,13 +251,7 @@ async function demo(turn: Turn, terminals: boolean): Promise<void> {
   await turn.plan(["completed", "completed", "in_progress"]);
   const wrote = await writeNote(turn);
   await turn.plan(["completed", "completed", "completed"]);
-  const seen = ran.map((r) =>
-    `- ${r.title}: ${
-      r.timedOut
-        ? `killed after ${TIMEOUT_MS} ms (${r.signal ?? `exit code ${r.exitCode}`})`
-        : r.signal ?? `exit code ${r.exitCode}`
-    }`
-  );
+  const seen = ran.map((r) => `- ${r.title}: ${describeExit(r)}`);
   await turn.say(`\nDone. Exit statuses seen:\n${seen.join("\n")}\n${wrote}\n`);
 }
 

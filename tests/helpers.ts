@@ -37,3 +37,38 @@ export function isAlive(pid: number): boolean {
     return false; // No such process.
   }
 }
+
+/**
+ * Argv that runs a TypeScript file with the runtime running the tests:
+ * `deno run -A FILE` under Deno, `bun FILE` under Bun (the project's own
+ * binaries in node_modules/.bin, by absolute path).
+ */
+export function scriptArgv(path: string): string[] {
+  const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
+  return runtime.name === "deno" ? [bin("deno"), "run", "-A", path] : [bin("bun"), path];
+}
+
+/** Argv that runs termbridge from source (main.ts) with the runtime running the tests. */
+export function termbridgeArgv(): string[] {
+  return scriptArgv(new URL("../main.ts", import.meta.url).pathname);
+}
+
+/**
+ * Polls `check` every `intervalMs` until it returns true, for conditions
+ * nothing signals (a process gone from /proc).
+ * @throws {Error} naming `what` when it is still false after `timeoutMs`
+ */
+export async function waitUntil(
+  check: () => boolean,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) {
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -55,7 +55,7 @@ export class SessionManager {
       );
     }
     const { maxSessions: _, ...defaults } = this.#defaults;
-    const opening = Session.open({ ...defaults, ...withoutUndefined(options) });
+    const opening = Session.open({ ...defaults, ...withoutUndefined(options), name });
     this.#opening.set(name, opening);
     try {
       const session = await opening;
