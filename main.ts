@@ -46,7 +46,9 @@ async function main(args: string[]): Promise<number> {
 }
 
 try {
-  runtime.exit(await main(runtime.args()));
+  const code = await main(runtime.args());
+  await runtime.writeStdout(""); // Everything written reaches stdout before the exit.
+  runtime.exit(code);
 } catch (error) {
   if (error instanceof UsageError) {
     await runtime.writeStderr(`termbridge: ${error.message}\nRun "termbridge --help" for usage.\n`);

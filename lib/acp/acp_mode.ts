@@ -23,6 +23,7 @@ import {
 } from "./permissions.ts";
 import { ChatConsole, stdinLines } from "./prompt_sources.ts";
 import { chooseRenderMode, createRenderer } from "./render/mod.ts";
+import { inArrivalOrder } from "./stdio.ts";
 import type { Renderer } from "./render/types.ts";
 
 const HELP = `Usage: termbridge acp [OPTIONS] -- AGENT [ARGS...]
@@ -155,6 +156,7 @@ class AcpRun {
   #turn: Promise<acp.PromptResponse> | undefined;
   #cancelled = false;
   #removeSignals: (() => void)[] = [];
+  #gone: Promise<number> | undefined;
 
   constructor(options: AcpOptions, agent: AgentProcess, renderer: Renderer) {
     this.#options = options;
@@ -190,9 +192,13 @@ class AcpRun {
         renderer.permission(decision);
         return toPermissionResponse(decision);
       })
-      // Rendering is synchronous, so updates are shown in the order they arrive.
-      .onNotification(acp.methods.client.session.update, ({ params }) => renderer.update(params));
-    this.#connection = app.connect(agent.stream);
+      // Shown by `inArrivalOrder` below; the SDK still validates and accepts them here.
+      .onNotification(acp.methods.client.session.update, () => {});
+    // The SDK hands notifications to handlers asynchronously, so a turn's
+    // response could overtake its last updates: render them as they are read.
+    this.#connection = app.connect(
+      inArrivalOrder(agent.stream, (update) => renderer.update(update as acp.SessionNotification)),
+    );
   }
 
   /** Initializes, opens the session and runs every turn; returns the exit code. */
@@ -204,8 +210,13 @@ class AcpRun {
     return this.#cancelled ? ACP_EXIT.cancelled : await this.#agentGone();
   }
 
-  /** Reports that the agent went away (its stdout closed), with its exit status. */
-  async #agentGone(): Promise<number> {
+  /** Reports (once) that the agent went away (its stdout closed), with its exit status. */
+  #agentGone(): Promise<number> {
+    this.#gone ??= this.#reportAgentGone();
+    return this.#gone;
+  }
+
+  async #reportAgentGone(): Promise<number> {
     const status = await settleWithin(this.#agent.exited, 2000);
     const how = status === undefined
       ? "closed its output"

@@ -6,7 +6,19 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
-import { SpawnError, TerminalError } from "../terminal/errors.ts";
+import {
+  SessionBusyError,
+  SessionConflictError,
+  SessionNotFoundError,
+  SessionUsageError,
+} from "../sessions/errors.ts";
+import {
+  SpawnError,
+  TerminalDisposedError,
+  TerminalError,
+  WaitTimeoutError,
+} from "../terminal/errors.ts";
+import { UnknownKeyError } from "../terminal/keys.ts";
 import { FileNotFoundError, readTextFile, writeTextFile } from "../service/text_files.ts";
 import {
   InvalidRequestError,
@@ -16,6 +28,8 @@ import {
 
 /** JSON-RPC code for a resource that does not exist (ACP). */
 const RESOURCE_NOT_FOUND = -32002;
+/** termbridge's code for a request the terminal cannot take now, or a wait that timed out. */
+const NOT_NOW = -32001;
 
 /** Maps the core's errors to JSON-RPC errors: the one place that chooses codes. */
 export function toRequestError(error: unknown): unknown {
@@ -23,15 +37,28 @@ export function toRequestError(error: unknown): unknown {
   if (error instanceof TerminalNotFoundError || error instanceof FileNotFoundError) {
     return new acp.RequestError(RESOURCE_NOT_FOUND, error.message);
   }
-  if (error instanceof InvalidRequestError || error instanceof SpawnError) {
+  if (error instanceof SessionNotFoundError) {
+    return new acp.RequestError(RESOURCE_NOT_FOUND, error.message);
+  }
+  if (
+    error instanceof InvalidRequestError || error instanceof SpawnError ||
+    error instanceof UnknownKeyError || error instanceof SessionUsageError ||
+    error instanceof SessionConflictError || error instanceof RangeError
+  ) {
     return new acp.RequestError(-32602, error.message);
+  }
+  if (error instanceof WaitTimeoutError) {
+    return new acp.RequestError(NOT_NOW, error.message, { screen: error.screen });
+  }
+  if (error instanceof SessionBusyError || error instanceof TerminalDisposedError) {
+    return new acp.RequestError(NOT_NOW, error.message);
   }
   if (error instanceof TerminalError) return new acp.RequestError(-32603, error.message);
   return error; // The SDK reports anything else as an internal error, with details.
 }
 
 /** Runs a handler body and rethrows its error in JSON-RPC terms. */
-async function mapped<T>(body: () => T | Promise<T>): Promise<T> {
+export async function mapped<T>(body: () => T | Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (error) {

@@ -9,15 +9,19 @@ import { numberOption, parseModeArgs } from "../cli/args.ts";
 import { VERSION } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
+import { SessionManager } from "../sessions/manager.ts";
 import { serveFiles, serveTerminals } from "./client_handlers.ts";
+import { serveSessions, SESSION_METHODS } from "./session_methods.ts";
 import { answerBeforeClosing, stdioStream } from "./stdio.ts";
 
 const HELP = `Usage: termbridge serve [OPTIONS]
 
 Serves terminals as JSON-RPC 2.0 on stdin/stdout, one JSON object per line.
-Methods: initialize (optional), terminal/create, terminal/output,
+Methods: initialize (optional); terminal/create, terminal/output,
 terminal/wait_for_exit, terminal/kill, terminal/release (ACP v1 shapes;
-terminals are scoped by sessionId), fs/read_text_file, fs/write_text_file.
+terminals are scoped by sessionId); fs/read_text_file, fs/write_text_file;
+and the interactive sessions: sessions/open, list, close, type, key, exec,
+input, screen, screenshot, clear, wait, resize, record (see the README).
 Diagnostics go to stderr; stdout carries only protocol.
 
 Options:
@@ -31,6 +35,7 @@ const METHODS = [
   "initialize",
   ...Object.values(acp.methods.client.terminal),
   ...Object.values(acp.methods.client.fs),
+  ...SESSION_METHODS,
 ];
 
 /** Runs `termbridge serve`; resolves with the exit code once stdin ends or a signal arrives. */
@@ -48,13 +53,22 @@ export async function serveMain(args: string[]): Promise<number> {
     cwd: values.cwd ?? runtime.cwd(),
     outputCeiling: numberOption("output-limit", values["output-limit"]),
   });
-  const app = serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service));
+  const sessions = new SessionManager({ cwd: values.cwd });
+  const app = serveSessions(
+    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service)),
+    sessions,
+  );
   app.onRequest("initialize", (params: unknown) => params, () => ({
     protocolVersion: acp.PROTOCOL_VERSION,
     serverInfo: { name: "termbridge", version: VERSION },
     methods: METHODS,
   }));
-  const connection = app.connect(answerBeforeClosing(stdioStream(), () => service.killAll()));
+  const connection = app.connect(
+    answerBeforeClosing(
+      stdioStream(),
+      () => Promise.all([service.killAll(), sessions.killAll()]).then(() => {}),
+    ),
+  );
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
     runtime.onSignal(signal, () => connection.close())
   );
@@ -62,7 +76,7 @@ export async function serveMain(args: string[]): Promise<number> {
     await connection.closed;
   } finally {
     stops.forEach((stop) => stop());
-    await service.releaseAll();
+    await Promise.all([service.releaseAll(), sessions.closeAll()]);
   }
   return 0;
 }

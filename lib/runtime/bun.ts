@@ -7,6 +7,7 @@
 import process from "node:process";
 import { isatty } from "node:tty";
 import { afterExit } from "./exit_drain.ts";
+import { orderedWriter } from "./ordered_writer.ts";
 import { signalName } from "./signals.ts";
 import type {
   ExitStatus,
@@ -107,8 +108,8 @@ export const bunRuntime: Runtime = {
     }
   },
   stdin: () => Bun.stdin.stream() as ReadableStream<Uint8Array>,
-  writeStdout: (data) => writeTo(process.stdout, data),
-  writeStderr: (data) => writeTo(process.stderr, data),
+  writeStdout: orderedWriter((data) => writeTo(process.stdout, data)),
+  writeStderr: orderedWriter((data) => writeTo(process.stderr, data)),
   isTerminal: (stream) => isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]),
   setRawMode: (enabled) => void process.stdin.setRawMode(enabled),
   consoleSize() {

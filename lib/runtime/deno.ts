@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { openPtyMaster, setWindowSize } from "./deno_libc.ts";
 import { PtyPoller } from "./deno_poller.ts";
 import { afterExit } from "./exit_drain.ts";
+import { orderedWriter } from "./ordered_writer.ts";
 import type {
   ExitStatus,
   PipedProcess,
@@ -118,8 +119,10 @@ export const denoRuntime: Runtime = {
     }
   },
   stdin: () => Deno.stdin.readable,
-  writeStdout: (data) => writeAll(Deno.stdout, data),
-  writeStderr: (data) => writeAll(Deno.stderr, data),
+  // Deno.stdout.write may write part of a buffer: without ordering, two
+  // concurrent writes could interleave their parts.
+  writeStdout: orderedWriter((data) => writeAll(Deno.stdout, data)),
+  writeStderr: orderedWriter((data) => writeAll(Deno.stderr, data)),
   isTerminal: (stream) =>
     ({ stdin: Deno.stdin, stdout: Deno.stdout, stderr: Deno.stderr })[stream].isTerminal(),
   setRawMode: (enabled) => Deno.stdin.setRaw(enabled),

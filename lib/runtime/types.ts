@@ -97,7 +97,11 @@ export interface Runtime {
   kill(pid: number, signal: string): boolean;
   /** termbridge's own standard input as a stream of bytes. */
   stdin(): ReadableStream<Uint8Array>;
-  /** Writes to termbridge's standard output, waiting until it was accepted. */
+  /**
+   * Writes to termbridge's standard output. Writes happen in call order; the
+   * promise resolves once this write and every earlier one are done, so
+   * `await writeStdout("")` flushes.
+   */
   writeStdout(data: Uint8Array | string): Promise<void>;
   /** Writes to termbridge's standard error. */
   writeStderr(data: Uint8Array | string): Promise<void>;

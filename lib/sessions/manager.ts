@@ -99,6 +99,11 @@ export class SessionManager {
     await session.close();
   }
 
+  /** Ends every session's program (its process group); the sessions stay readable until closed. */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((session) => session.terminal.kill()));
+  }
+
   /** Closes every session. */
   async closeAll(): Promise<void> {
     await Promise.allSettled([...this.#opening.values()]);

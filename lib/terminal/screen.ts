@@ -12,8 +12,8 @@ export type ScreenScope = "visible" | "all";
 export const EMPTY_SCREEN = "(empty terminal)";
 
 /**
- * Returns the lines of `buffer` with trailing spaces and trailing blank lines
- * removed. Wide characters come out once, without padding for their second
+ * Returns the lines of `buffer` with trailing spaces (written or not) and
+ * trailing blank lines removed. Wide characters come out once, without padding for their second
  * cell. With `joinWrapped`, a line the terminal soft-wrapped is joined to the
  * line it continues.
  */
@@ -31,7 +31,7 @@ export function readLines(
     if (line === undefined) break;
     // A row that wraps onto the next one is full: its trailing spaces are text.
     const wrapsOn = joinWrapped && y + 1 < end && buffer.getLine(y + 1)?.isWrapped === true;
-    const text = line.translateToString(!wrapsOn);
+    const text = wrapsOn ? line.translateToString(false) : line.translateToString(true).trimEnd();
     if (joinWrapped && line.isWrapped && y > start) lines[lines.length - 1] += text;
     else lines.push(text);
   }

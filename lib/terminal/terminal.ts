@@ -324,13 +324,18 @@ export class Terminal {
   }
 
   /**
-   * Kills the program if it runs, releases the PTY and the emulator. Never
-   * leaves a process, a pending read or a timer behind.
+   * Kills the program if it runs (SIGHUP and SIGTERM to its group, SIGKILL
+   * after 500 ms), releases the PTY and the emulator. Never leaves a process,
+   * a pending read or a timer behind.
    */
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#exitStatus === null) await this.kill("SIGTERM", 500);
+    if (this.#exitStatus === null) {
+      // What closing a terminal window does: interactive shells ignore SIGTERM, not SIGHUP.
+      this.signal("SIGHUP");
+      await this.kill("SIGTERM", 500);
+    }
     // Stragglers the leader left in its group (background jobs) go too.
     runtime.kill(-this.pid, "SIGKILL");
     await this.#pty.close();

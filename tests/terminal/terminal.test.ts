@@ -175,7 +175,7 @@ describe("terminal: screen", () => {
 describe("terminal: input", () => {
   it("terminal: Ctrl+C interrupts sleep in a shell with status 130", async () => {
     await withTerminal({ argv: BASH, env: bashEnv() }, async (terminal) => {
-      await terminal.waitForText("tb$ ");
+      await terminal.waitForText("tb$");
       terminal.type("sleep 100\r");
       await terminal.waitForText("sleep 100");
       terminal.sendKeys("C-c");
@@ -247,7 +247,7 @@ describe("terminal: input", () => {
 
   it("terminal: resize is seen by stty size", async () => {
     await withTerminal({ argv: BASH, env: bashEnv(), cols: 80, rows: 24 }, async (terminal) => {
-      await terminal.waitForText("tb$ ");
+      await terminal.waitForText("tb$");
       terminal.type("stty size\r");
       await terminal.waitForText("24 80");
       terminal.resize(100, 30);

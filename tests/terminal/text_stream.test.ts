@@ -197,7 +197,8 @@ describe("plain text stream", () => {
 
 describe("text stream: OSC marks", () => {
   it("text stream: reports OSC strings with their place in the text, however split", () => {
-    const sample = "a\x1b]133;A\x07$ \x1b]133;C\x1b\\out\r\n\x1b]133;D;0\x07\x1b]7;file://h/tmp\x07z";
+    const sample =
+      "a\x1b]133;A\x07$ \x1b]133;C\x1b\\out\r\n\x1b]133;D;0\x07\x1b]7;file://h/tmp\x07z";
     const bytes = new TextEncoder().encode(sample);
     for (let split = 0; split <= bytes.length; split++) {
       const stream = new PlainTextStream();

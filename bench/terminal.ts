@@ -1,0 +1,168 @@
+/**
+ * The terminal benchmark: throughput, round trip, memory and start-up, each
+ * figure printed next to a baseline measured in the same run.
+ *
+ * Run from the repository root, on either runtime:
+ *
+ *     node_modules/.bin/bun bench/terminal.ts
+ *     node_modules/.bin/deno run -A bench/terminal.ts
+ *
+ * Each job (a section, or one flood file) runs in a fresh child process of
+ * the same runtime with the garbage collector exposed, so that RSS figures
+ * are settled and one job's leftovers do not show in the next; the parent
+ * prints the table. `BENCH_ISOLATE=0` runs everything in one process instead.
+ *
+ * Sizes come from the environment: `BENCH_MB` (200, per flood file),
+ * `BENCH_ROUNDS` (200), `BENCH_IDLE` (20), `BENCH_FULL` (10),
+ * `BENCH_SESSIONS` (500), `BENCH_STARTUP_RUNS` (20); `BENCH_ONLY` picks
+ * sections (`throughput,roundtrip,memory,startup`); `BENCH_MARKDOWN=1` also
+ * prints the table as Markdown. The table goes to stdout, progress to stderr.
+ * @module
+ */
+
+import { cpus } from "node:os";
+import { dirname, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { runtime } from "../lib/runtime/mod.ts";
+import { type FloodFile, removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
+import { printRows, runIsolated } from "./_isolate.ts";
+import { envNumber, formatMarkdown, formatTable, progress, type Row } from "./_report.ts";
+import { roundTripSection } from "./_round_trip.ts";
+import { canCollect } from "./_rss.ts";
+import { sessionsSection } from "./_sessions.ts";
+import { startupSection } from "./_startup.ts";
+import { throughputSection } from "./_throughput.ts";
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const ROOT = resolve(dirname(SCRIPT), "..");
+
+/** Sections in printed order. */
+const SECTIONS = ["throughput", "roundtrip", "memory", "startup"] as const;
+type Section = typeof SECTIONS[number];
+
+/** One unit of work, named `section` or `section:flood`. */
+interface Job {
+  section: Section;
+  flood?: FloodFile["kind"];
+}
+
+/**
+ * Jobs in execution order: the memory section runs early, the floods last
+ * (this matters only when they share a process, with `BENCH_ISOLATE=0`).
+ */
+const JOBS: Job[] = [
+  { section: "startup" },
+  { section: "memory" },
+  { section: "roundtrip" },
+  { section: "throughput", flood: "plain" },
+  { section: "throughput", flood: "coloured" },
+];
+
+const jobName = (job: Job) => job.flood ? `${job.section}:${job.flood}` : job.section;
+
+/** The run's sizes, from the environment. */
+function readConfig(env: Record<string, string>) {
+  const only = (env.BENCH_ONLY ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+  const unknown = only.filter((name) => !SECTIONS.includes(name as Section));
+  if (unknown.length > 0) {
+    throw new RangeError(`Cannot read BENCH_ONLY: unknown section "${unknown[0]}"`);
+  }
+  return {
+    sections: new Set<Section>(only.length > 0 ? only as Section[] : SECTIONS),
+    megabytes: envNumber(env, "BENCH_MB", 200),
+    rounds: envNumber(env, "BENCH_ROUNDS", 200),
+    sizes: {
+      idle: envNumber(env, "BENCH_IDLE", 20),
+      full: envNumber(env, "BENCH_FULL", 10),
+      many: envNumber(env, "BENCH_SESSIONS", 500),
+    },
+    startupRuns: envNumber(env, "BENCH_STARTUP_RUNS", 20),
+    markdown: env.BENCH_MARKDOWN === "1",
+    isolate: env.BENCH_ISOLATE !== "0",
+    /** Set in a child: the one job to run. */
+    job: env.BENCH_JOB,
+  };
+}
+
+type Config = ReturnType<typeof readConfig>;
+
+/** The rows of one flood file, its file written and removed around it. */
+async function floodRows(megabytes: number, kind: FloodFile["kind"]): Promise<Row[]> {
+  progress(`writing the ${megabytes} MB ${kind} flood file`);
+  const { dir, files } = writeFloodFiles(megabytes, [kind]);
+  try {
+    return await throughputSection(files[0]);
+  } finally {
+    removeFloodFiles(dir);
+  }
+}
+
+/** Runs one job in this process. */
+function runJob(job: Job, config: Config): Promise<Row[]> | Row[] {
+  switch (job.section) {
+    case "startup":
+      return startupSection(ROOT, config.startupRuns);
+    case "memory":
+      return sessionsSection(config.sizes);
+    case "roundtrip":
+      return roundTripSection(config.rounds);
+    case "throughput":
+      return floodRows(config.megabytes, job.flood ?? "plain");
+  }
+}
+
+/** Runs one job here or in a child process; a failure becomes one row. */
+async function guardedJob(job: Job, config: Config): Promise<Row[]> {
+  try {
+    if (!config.isolate) return await runJob(job, config);
+    return runIsolated(SCRIPT, { BENCH_JOB: jobName(job) }, jobName(job));
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+    const message = error instanceof Error ? error.message : String(error);
+    const section = job.flood ? `throughput ${job.flood}` : job.section;
+    return [{
+      section,
+      measure: "FAILED",
+      value: message.split("\n")[0],
+      baseline: "-",
+      verdict: "-",
+    }];
+  }
+}
+
+/** The child's part: run the job named `name` and print its rows. */
+async function child(name: string, config: Config): Promise<void> {
+  const job = JOBS.find((candidate) => jobName(candidate) === name);
+  if (job === undefined) throw new RangeError(`Cannot run job "${name}": no such job`);
+  printRows(await runJob(job, config));
+}
+
+/** The parent's part: run the chosen jobs and print the table in section order. */
+async function parent(config: Config): Promise<void> {
+  const started = performance.now();
+  const jobs = JOBS.filter((job) => config.sections.has(job.section));
+  const results = new Map<Job, Row[]>();
+  for (const job of jobs) results.set(job, await guardedJob(job, config));
+  const rows = SECTIONS.flatMap((section) =>
+    jobs.filter((job) => job.section === section).flatMap((job) => results.get(job) ?? [])
+  );
+  const gc = config.isolate
+    ? "each job in a fresh process, gc exposed"
+    : `one process, gc ${canCollect ? "exposed" : "not exposed"}`;
+  console.log([
+    `termbridge terminal benchmark on ${runtime.name} ${runtime.version}`,
+    `${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}`,
+    `sizes: ${config.megabytes} MB per flood, ${config.rounds} rounds, ` +
+    `${config.sizes.idle} idle + ${config.sizes.full} full + ${config.sizes.many} sessions; ${gc}`,
+    `total time: ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    "",
+    formatTable(rows),
+  ].join("\n"));
+  if (config.markdown) console.log(`\n${formatMarkdown(rows)}`);
+}
+
+const config = readConfig(runtime.env());
+if (config.job !== undefined) await child(config.job, config);
+else await parent(config);

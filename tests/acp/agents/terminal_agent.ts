@@ -1,0 +1,243 @@
+/**
+ * A scripted ACP agent for the tests of `termbridge acp`: each prompt names a
+ * scenario (its first word) that exercises one part of the client, and the
+ * agent reports what it saw with `report()` (JSON in an agent message chunk).
+ *
+ * Scenarios:
+ * - `lifecycle`: every terminal method, exit codes, signals, env, cwd,
+ *   truncation, and errors for a released id.
+ * - `embed`: a terminal embedded in a tool call and its updates.
+ * - `orphans`: a command with a background grandchild, released.
+ * - `hang`: a command with a grandchild, then waits for `session/cancel`
+ *   (answers `cancelled` without releasing anything).
+ * - `fs`: reads and writes real files in the session's cwd, and bad paths.
+ * - `permission`: asks permission and reports the outcome.
+ * - `echo WORDS`: answers `echo: WORDS`.
+ * - `burst N`: N message chunks in a row, then the end of the turn at once.
+ * - `flood BYTES`: a command printing BYTES bytes at once, then a few chunks.
+ * @module
+ */
+
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import {
+  attempt,
+  GRANDCHILD_COMMAND,
+  GRANDCHILD_PIDS,
+  initializeResponse,
+  pollOutput,
+  promptText,
+  report,
+  say,
+  serveStdio,
+} from "./kit.ts";
+
+/** What a scenario gets. */
+interface Scene {
+  client: acp.AgentContext;
+  sessionId: string;
+  cwd: string;
+  /** Arguments after the scenario name. */
+  args: string[];
+  /** Aborts when the client cancels the turn. */
+  signal: AbortSignal;
+  report(name: string, value: unknown): Promise<void>;
+}
+
+type Scenario = (scene: Scene) => Promise<acp.StopReason>;
+
+const SCENARIOS: Record<string, Scenario> = {
+  async lifecycle({ client, sessionId, cwd, report }) {
+    const create = (params: Omit<acp.CreateTerminalRequest, "sessionId">) =>
+      client.createTerminal({ sessionId, ...params });
+
+    const exits = await create({ command: "sh", args: ["-c", "echo out; echo err >&2; exit 7"] });
+    await report("exit7.wait", await exits.waitForExit());
+    await report("exit7.output", await exits.currentOutput());
+    await exits.release();
+
+    const sleeper = await create({ command: "sleep", args: ["100"] });
+    await report("sleep.running", await sleeper.currentOutput());
+    await report("sleep.kill", await sleeper.kill());
+    await report("sleep.wait", await sleeper.waitForExit());
+    await report("sleep.afterKill", await sleeper.currentOutput());
+    await report("sleep.release", await sleeper.release() ?? {});
+    await report("sleep.afterRelease", await attempt(() => sleeper.currentOutput()));
+    await report("sleep.id", sleeper.id);
+
+    const env = await create({
+      command: 'printf "%s|%s" "$TB_TEST" "$PWD"',
+      env: [{ name: "TB_TEST", value: "from the agent" }],
+      cwd,
+    });
+    await env.waitForExit();
+    await report("env.output", (await env.currentOutput()).output);
+    await env.release();
+
+    const limited = await create({ command: "printf", args: ["abcdéé"], outputByteLimit: 5 });
+    await limited.waitForExit();
+    await report("limit.output", await limited.currentOutput());
+    await limited.release();
+
+    await report(
+      "relativeCwd",
+      await attempt(() => create({ command: "true", cwd: "relative/dir" })),
+    );
+    await report("missingProgram", await attempt(() => create({ command: "no-such-program-tb" })));
+    return "end_turn";
+  },
+
+  async embed({ client, sessionId, report }) {
+    const terminal = await client.createTerminal({ sessionId, command: "echo embedded output" });
+    const update = (update: acp.SessionUpdate) =>
+      client.notify(acp.methods.client.session.update, { sessionId, update });
+    const content: acp.ToolCallContent[] = [{ type: "terminal", terminalId: terminal.id }];
+    await update({
+      sessionUpdate: "tool_call",
+      toolCallId: "embed-1",
+      title: "Echo something",
+      kind: "execute",
+      status: "in_progress",
+      content,
+    });
+    const exit = await terminal.waitForExit();
+    await update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "embed-1",
+      status: exit.exitCode === 0 ? "completed" : "failed",
+      content,
+    });
+    await terminal.release();
+    await report("embed", { terminalId: terminal.id, exit });
+    return "end_turn";
+  },
+
+  async orphans({ client, sessionId, report }) {
+    const terminal = await client.createTerminal({ sessionId, command: GRANDCHILD_COMMAND });
+    const [, leader, child] = await pollOutput(terminal, GRANDCHILD_PIDS);
+    await report("pids", { leader: Number(leader), child: Number(child) });
+    await terminal.release();
+    await report("released", terminal.id);
+    return "end_turn";
+  },
+
+  async hang({ client, sessionId, signal, report }) {
+    const terminal = await client.createTerminal({ sessionId, command: GRANDCHILD_COMMAND });
+    const [, leader, child] = await pollOutput(terminal, GRANDCHILD_PIDS);
+    await report("pids", { leader: Number(leader), child: Number(child) });
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    await say(client, sessionId, "got session/cancel");
+    return "cancelled";
+  },
+
+  async fs({ client, sessionId, cwd, report }) {
+    const { fs } = acp.methods.client;
+    const path = join(cwd, "notes.txt");
+    await report(
+      "write",
+      await attempt(() =>
+        client.request(fs.writeTextFile, { sessionId, path, content: "one\ntwo\nthree\n" })
+      ),
+    );
+    await report("read", await attempt(() => client.request(fs.readTextFile, { sessionId, path })));
+    await report(
+      "readLines",
+      await attempt(() => client.request(fs.readTextFile, { sessionId, path, line: 2, limit: 1 })),
+    );
+    await report(
+      "relative",
+      await attempt(() => client.request(fs.readTextFile, { sessionId, path: "notes.txt" })),
+    );
+    await report(
+      "missing",
+      await attempt(() =>
+        client.request(fs.readTextFile, { sessionId, path: join(cwd, "missing.txt") })
+      ),
+    );
+    await report(
+      "missingDirectory",
+      await attempt(() =>
+        client.request(fs.writeTextFile, {
+          sessionId,
+          path: join(cwd, "no-such-dir", "x.txt"),
+          content: "x",
+        })
+      ),
+    );
+    return "end_turn";
+  },
+
+  async permission({ client, sessionId, signal, report }) {
+    const answer = await client.request(acp.methods.client.session.requestPermission, {
+      sessionId,
+      toolCall: { toolCallId: "perm-1", title: "Delete everything", kind: "delete" },
+      options: [
+        { optionId: "yes-once", name: "Allow", kind: "allow_once" },
+        { optionId: "no-once", name: "Reject", kind: "reject_once" },
+      ],
+    }, { cancellationSignal: signal });
+    await report("permission", answer.outcome);
+    return "end_turn";
+  },
+
+  async echo({ client, sessionId, args }) {
+    await say(client, sessionId, `echo: ${args.join(" ")}`);
+    return "end_turn";
+  },
+
+  async burst({ client, sessionId, args }) {
+    const count = Number(args[0] ?? 20);
+    for (let i = 1; i <= count; i++) await say(client, sessionId, `chunk ${i};`);
+    return "end_turn";
+  },
+
+  async flood({ client, sessionId, args }) {
+    const bytes = Number(args[0] ?? 300_000);
+    const terminal = await client.createTerminal({
+      sessionId,
+      command: `head -c ${bytes} /dev/zero | tr '\\0' x`,
+    });
+    await terminal.waitForExit();
+    const { output } = await terminal.currentOutput();
+    await terminal.release();
+    await report(client, sessionId, "flood", { length: output.length });
+    for (let i = 1; i <= 5; i++) await say(client, sessionId, `after ${i};`);
+    return "end_turn";
+  },
+};
+
+const sessions = new Map<string, { cwd: string; cancel?: AbortController }>();
+
+const app = acp.agent({ name: "terminal-agent" })
+  .onRequest(acp.methods.agent.initialize, () => initializeResponse("terminal-agent"))
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    const sessionId = `terminal-agent-${sessions.size + 1}`;
+    sessions.set(sessionId, { cwd: params.cwd });
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const session = sessions.get(params.sessionId);
+    if (session === undefined) throw acp.RequestError.sessionNotFound(params.sessionId);
+    const [name = "", ...args] = promptText(params.prompt).trim().split(/\s+/);
+    const scenario = SCENARIOS[name];
+    if (scenario === undefined) {
+      throw acp.RequestError.invalidParams(undefined, `Unknown scenario "${name}"`);
+    }
+    session.cancel = new AbortController();
+    const { sessionId } = params;
+    return {
+      stopReason: await scenario({
+        client,
+        sessionId,
+        cwd: session.cwd,
+        args,
+        signal: session.cancel.signal,
+        report: (name, value) => report(client, sessionId, name, value),
+      }),
+    };
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    sessions.get(params.sessionId)?.cancel?.abort();
+  });
+
+await serveStdio(app);
