@@ -46,7 +46,7 @@ fmt: install
 build: dist/termbridge
 
 dist/termbridge: install $(SOURCES) package.json
-	$(BUN) build --compile --minify --sourcemap main.ts --outfile dist/termbridge
+	$(BUN) build --compile --minify --bytecode --format=esm --sourcemap main.ts --outfile dist/termbridge
 
 ## build-deno: a Deno-compiled executable; needs network access (deno compile downloads its runtime).
 build-deno: install
