@@ -14,6 +14,7 @@ import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage
 const LOADERS: Record<string, () => Promise<ModeMain>> = {
   serve: async () => (await import("./lib/acp/serve.ts")).serveMain,
   acp: async () => (await import("./lib/acp/acp_mode.ts")).acpMain,
+  mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,
 };
 
 /** Exit codes of termbridge itself. */

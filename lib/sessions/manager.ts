@@ -77,9 +77,13 @@ export class SessionManager {
     throw new SessionNotFoundError(`No session is called "${name}" (open: ${open})`);
   }
 
-  /** The session called `name`, opened with the defaults if it does not exist yet. */
-  async getOrOpen(name: string): Promise<Session> {
-    return this.#sessions.get(name) ?? await this.#opening.get(name) ?? await this.open({ name });
+  /**
+   * The session called `name`, opened with the defaults (and `options`) if it
+   * does not exist yet; concurrent callers get the same session.
+   */
+  async getOrOpen(name: string, options: Omit<SessionOptions, "name"> = {}): Promise<Session> {
+    return this.#sessions.get(name) ?? await this.#opening.get(name) ??
+      await this.open({ ...options, name });
   }
 
   /** Whether a session called `name` is open. */

@@ -183,6 +183,14 @@ export class Session {
       );
     }
     if (this.integration === "none") return await this.#execUntilSettled(command, timeoutMs);
+    if (!this.#atPrompt) {
+      // Text typed before the prompt is drawn would be echoed twice: wait for it.
+      await this.terminal.waitFor(
+        () => this.#atPrompt || this.terminal.exitStatus !== null || undefined,
+        "the prompt",
+        timeoutMs,
+      ).catch(() => {}); // Sent anyway: the shell may just have a prompt termbridge cannot see.
+    }
     this.#running = { command };
     const prompts = this.#promptCount;
     this.#send(command, "\r");
@@ -324,8 +332,11 @@ export class Session {
     if (mark === undefined) return;
     switch (mark.kind) {
       case "prompt":
-        this.#atPrompt = true;
         this.#promptCount++;
+        break;
+      case "prompt-end":
+        // Readline has the terminal now: typed text is not echoed twice.
+        this.#atPrompt = true;
         break;
       case "command-start":
         this.#atPrompt = false;

@@ -14,7 +14,9 @@ import { basename, join } from "node:path";
  * The bash hooks. Written for `set -euo pipefail` in the session (every
  * expansion has a default, nothing in the hook can fail), exported so that a
  * nested bash reports too, and run before the user's PROMPT_COMMAND without
- * changing the `$?` it sees. (Plain strings, not templates: `${...}` is shell.)
+ * changing the `$?` it sees. The end-of-prompt mark (133;B) is put back at the
+ * end of PS1 before every prompt, so a program that changes PS1 keeps it.
+ * (Plain strings, not templates: `${...}` is shell.)
  */
 const BASH_RC = [
   "# termbridge shell integration for bash (generated; safe to delete)",
@@ -25,6 +27,7 @@ const BASH_RC = [
   "__termbridge_prompt() {",
   "  local __tb_status=$?",
   '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$__tb_status" "${HOSTNAME-}" "$PWD"',
+  "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"'\\[\\033]133;B\\007\\]' ;; esac",
   '  return "$__tb_status"',
   "}",
   "export -f __termbridge_prompt",
@@ -48,6 +51,7 @@ const ZSH_RC = [
   "__termbridge_precmd() {",
   "  local s=$?",
   '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$s" "${HOST-}" "$PWD"',
+  "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"$'%{\\e]133;B\\a%}' ;; esac",
   "  return $s",
   "}",
   "__termbridge_preexec() { printf '\\033]133;C\\007'; }",
@@ -92,6 +96,7 @@ export function integrateShell(shell: string, args: string[] = []): IntegratedSh
 /** A parsed shell-integration mark. */
 export type ShellMark =
   | { kind: "prompt" }
+  | { kind: "prompt-end" }
   | { kind: "command-start" }
   | { kind: "command-end"; exitCode: number | null }
   | { kind: "cwd"; path: string };
@@ -99,6 +104,7 @@ export type ShellMark =
 /** Reads an OSC string as a shell-integration mark, or undefined when it is something else. */
 export function parseShellMark(osc: string): ShellMark | undefined {
   if (osc === "133;A") return { kind: "prompt" };
+  if (osc === "133;B") return { kind: "prompt-end" };
   if (osc === "133;C") return { kind: "command-start" };
   if (osc.startsWith("133;D")) {
     const code = Number(osc.slice(6));

@@ -14,10 +14,10 @@ export class TerminalError extends Error {
 /** A program could not be started (not found, not executable, bad working directory). */
 export class SpawnError extends TerminalError {}
 
-/** An operation needs a live terminal but this one was disposed. */
+/** An operation needs a live terminal but this one was disposed (or its program ended). */
 export class TerminalDisposedError extends TerminalError {
-  constructor() {
-    super("Terminal session has been disposed");
+  constructor(detail?: string) {
+    super(`Terminal session has been disposed${detail ? `: ${detail}` : ""}`);
   }
 }
 

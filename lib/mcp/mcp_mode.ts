@@ -1,0 +1,92 @@
+/**
+ * `termbridge mcp`: an MCP server over stdio whose tools drive real terminals.
+ * @module
+ */
+
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { numberOption, parseModeArgs } from "../cli/args.ts";
+import { loadConfig } from "../config/config.ts";
+import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { SessionManager } from "../sessions/manager.ts";
+import { createMcpServer } from "./server.ts";
+import { SessionTools } from "./session_tools.ts";
+import { StdioTransport } from "./stdio_transport.ts";
+
+const HELP = `Usage: termbridge mcp [OPTIONS]
+
+An MCP server on stdin/stdout whose tools drive real terminals: type, sendKey,
+getContent, takeScreenshot, clear (Terminal MCP's tools), terminal_execute (run
+a command and get its output, exit code, status and working directory), wait,
+listSessions, openSession, resizeSession, closeSession. Every tool takes an
+optional session; without one it uses "default", a shell started on first use.
+stdout carries only protocol; diagnostics go to stderr.
+
+Options:
+  --shell PROGRAM        program of new sessions (default: $SHELL, else bash, else sh)
+  --cols N, --rows N     size of new sessions (default 120x40)
+  --scrollback N         lines kept above the screen (default 1000)
+  --cwd DIR              working directory of new sessions (default: the current one)
+  --max-sessions N       most sessions open at once (default 16)
+  --idle-timeout S       close sessions unused for S seconds (default: never)
+  --read-only            offer only the tools that read (getContent, takeScreenshot, wait, listSessions)
+  --record DIR           record every session to DIR as an asciicast file (asciinema play)
+  --config FILE          a termbridge.jsonc file (default: ./termbridge.jsonc if present,
+                         over $XDG_CONFIG_HOME/termbridge/termbridge.jsonc)
+  -h, --help             show this help
+
+Add it to an MCP client as the command "termbridge" with the argument "mcp".
+`;
+
+/** Runs `termbridge mcp`; resolves with 0 once stdin ends or a signal arrives. */
+export async function mcpMain(args: string[]): Promise<number> {
+  const { values } = parseModeArgs("mcp", args, {
+    shell: { type: "string" },
+    cols: { type: "string" },
+    rows: { type: "string" },
+    scrollback: { type: "string" },
+    cwd: { type: "string" },
+    "max-sessions": { type: "string" },
+    "idle-timeout": { type: "string" },
+    "read-only": { type: "boolean" },
+    record: { type: "string" },
+    config: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    await runtime.writeStdout(HELP);
+    return 0;
+  }
+  const config = loadConfig({ explicit: values.config, cwd: runtime.cwd(), env: runtime.env() });
+  const record = values.record ?? config.record;
+  if (record !== undefined) mkdirSync(resolve(record), { recursive: true });
+  const manager = new SessionManager({
+    program: values.shell ? [values.shell] : config.shell,
+    cwd: values.cwd ? resolve(values.cwd) : config.cwd,
+    cols: numberOption("cols", values.cols, 2) ?? config.cols,
+    rows: numberOption("rows", values.rows, 1) ?? config.rows,
+    scrollback: numberOption("scrollback", values.scrollback) ?? config.scrollback,
+    env: config.env,
+    maxSessions: numberOption("max-sessions", values["max-sessions"], 1) ?? config.maxSessions ??
+      16,
+  });
+  const idleSeconds = numberOption("idle-timeout", values["idle-timeout"]) ?? config.idleTimeout ??
+    0;
+  const sessions = new SessionTools(manager, {
+    recordDir: record === undefined ? undefined : resolve(record),
+    idleTimeoutMs: idleSeconds * 1000,
+  });
+  const server = createMcpServer(sessions, { readOnly: values["read-only"] ?? config.readOnly });
+  const closed = new Promise<void>((done) => server.onclose = done);
+  await server.connect(new StdioTransport(() => manager.killAll()));
+  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
+    runtime.onSignal(signal, () => void server.close())
+  );
+  try {
+    await closed;
+  } finally {
+    stops.forEach((stop) => stop());
+    await sessions.closeAll();
+  }
+  return 0;
+}
