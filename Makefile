@@ -25,8 +25,9 @@ demo: dist/termbridge
 	  --prompt "Show me what termbridge does" -- $(BUN) examples/demo_agent.ts; \
 	  status=$$?; rm -rf "$$dir"; exit $$status
 
-## test: type-check, lint, format check, then the whole suite on Deno and on Bun.
-test: check test-deno test-bun
+## test: type-check, lint, format check, build the binary (the end-to-end tests
+## drive it), then the whole suite on Deno and on Bun.
+test: check dist/termbridge test-deno test-bun
 
 test-deno: install
 	$(DENO) test $(PERMS) tests/
