@@ -11,37 +11,43 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
 /**
- * The bash hooks. Written for `set -euo pipefail` in the session (every
- * expansion has a default, nothing in the hook can fail), exported so that a
- * nested bash reports too, and run before the user's PROMPT_COMMAND without
- * changing the `$?` it sees. The end-of-prompt mark (133;B) is put back at the
- * end of PS1 before every prompt, so a program that changes PS1 keeps it.
- * (Plain strings, not templates: `${...}` is shell.)
+ * The bash hooks, written for `set -euo pipefail` in the session (every
+ * expansion has a default, nothing in the hook can fail). On bash 5.1+ the
+ * hook is element 9 of the PROMPT_COMMAND array, so a user's
+ * `PROMPT_COMMAND=...` (which sets element 0) leaves it in place, and bash
+ * gives every element the command's `$?`. The end-of-prompt mark (133;B) is
+ * put back at the end of PS1 before every prompt, so a program that changes
+ * PS1 keeps it. `bash` typed in the session starts a nested shell with the
+ * same hooks. (Plain strings, not templates: `${...}` is shell.)
  */
-const BASH_RC = [
-  "# termbridge shell integration for bash (generated; safe to delete)",
-  "# bash itself has read the system-wide bashrc; the user's own comes next.",
-  'if [ -z "${TERMBRIDGE_NORC-}" ] && [ -r "$HOME/.bashrc" ]; then',
-  '  . "$HOME/.bashrc"',
-  "fi",
-  "__termbridge_prompt() {",
-  "  local __tb_status=$?",
-  '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$__tb_status" "${HOSTNAME-}" "$PWD"',
-  "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"'\\[\\033]133;B\\007\\]' ;; esac",
-  '  return "$__tb_status"',
-  "}",
-  "export -f __termbridge_prompt",
-  'case "${PROMPT_COMMAND-}" in',
-  "  *__termbridge_prompt*) ;;",
-  '  *) PROMPT_COMMAND="__termbridge_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}" ;;',
-  "esac",
-  'case "${PS0-}" in',
-  "  *'133;C'*) ;;",
-  "  *) PS0=\"${PS0-}\"$'\\033]133;C\\007' ;;",
-  "esac",
-  "export PROMPT_COMMAND PS0",
-  "",
-].join("\n");
+const bashRc = (rcFile: string) =>
+  [
+    "# termbridge shell integration for bash (generated; safe to delete)",
+    "# bash itself has read the system-wide bashrc; the user's own comes next.",
+    'if [ -z "${TERMBRIDGE_NORC-}" ] && [ -r "$HOME/.bashrc" ]; then',
+    '  . "$HOME/.bashrc"',
+    "fi",
+    "__termbridge_prompt() {",
+    "  local __tb_status=$?",
+    '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$__tb_status" "${HOSTNAME-}" "$PWD"',
+    "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"'\\[\\033]133;B\\007\\]' ;; esac",
+    '  return "$__tb_status"',
+    "}",
+    'if [ "${BASH_VERSINFO[0]}${BASH_VERSINFO[1]}" -ge 51 ]; then',
+    "  PROMPT_COMMAND[9]=__termbridge_prompt",
+    "else",
+    '  case "${PROMPT_COMMAND-}" in',
+    "    *__termbridge_prompt*) ;;",
+    '    *) PROMPT_COMMAND="__termbridge_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}" ;;',
+    "  esac",
+    "fi",
+    'case "${PS0-}" in',
+    "  *'133;C'*) ;;",
+    "  *) PS0=\"${PS0-}\"$'\\033]133;C\\007' ;;",
+    "esac",
+    `alias bash='bash --rcfile "${rcFile}"'`,
+    "",
+  ].join("\n");
 
 /** The zsh hooks: precmd and preexec, after the user's own .zshrc. */
 const ZSH_RC = [
@@ -86,7 +92,7 @@ export function integrateShell(shell: string, args: string[] = []): IntegratedSh
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   if (name === "bash") {
     const rc = join(dir, "bashrc");
-    writeFileSync(rc, BASH_RC);
+    writeFileSync(rc, bashRc(rc));
     return { argv: [shell, "--rcfile", rc, "-i", ...args], env: {}, cleanup };
   }
   writeFileSync(join(dir, ".zshrc"), ZSH_RC);
