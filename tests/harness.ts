@@ -36,10 +36,13 @@ export function describe(name: string, body: () => void): void {
   }
 }
 
+/** Time one test may take (Bun's default is 5 s; Deno has none). */
+const TIMEOUT_MS = 60_000;
+
 /** Declares a test; under Deno with every sanitizer on. */
 export function it(name: string, fn: Body): void {
   if (denoTest === undefined) {
-    nodeTest.it(name, fn);
+    nodeTest.it(name, { timeout: TIMEOUT_MS }, fn);
     return;
   }
   denoTest.test({

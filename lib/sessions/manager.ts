@@ -103,9 +103,15 @@ export class SessionManager {
     await session.close();
   }
 
-  /** Ends every session's program (its process group); the sessions stay readable until closed. */
+  /**
+   * Hangs up every session's program (its process group: SIGHUP, as closing
+   * a terminal window does; SIGKILL after 500 ms); the sessions stay
+   * readable until closed.
+   */
   async killAll(): Promise<void> {
-    await Promise.all([...this.#sessions.values()].map((session) => session.terminal.kill()));
+    await Promise.all(
+      [...this.#sessions.values()].map((session) => session.terminal.kill("SIGHUP", 500)),
+    );
   }
 
   /** Closes every session. */

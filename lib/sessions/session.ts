@@ -108,6 +108,7 @@ export class Session {
   #running: Running | undefined;
   #lastOutputAt = performance.now();
   #recorder: CastRecorder | undefined;
+  #stopRecording: (() => void) | undefined;
 
   private constructor(options: SessionOptions) {
     const env = { ...runtime.env(), ...options.env };
@@ -254,13 +255,16 @@ export class Session {
   /** Presses keys by name, in order. */
   keys(names: string[]): void {
     this.#checkAlive(names.join(" "));
-    this.terminal.sendKeys(...names);
-    this.#recorder?.input(names.join(" "));
+    const sent = this.terminal.sendKeys(...names);
+    this.#recorder?.input(sent);
   }
 
   /** Waits for a condition on the screen or the program; see `WaitCondition`. */
   wait(condition: WaitCondition, timeoutMs: number): Promise<WaitResult> {
-    return waitOn(this.terminal, condition, timeoutMs, () => this.#atPrompt && !this.#running);
+    // A command whose end mark arrived is over, even before a result collected it.
+    const atPrompt = () =>
+      this.#atPrompt && (this.#running === undefined || this.#running.end !== undefined);
+    return waitOn(this.terminal, condition, timeoutMs, atPrompt);
   }
 
   /** The visible screen with cursor, size, alternate-screen state and title. */
@@ -276,6 +280,8 @@ export class Session {
 
   /** Starts recording to an asciicast file (replacing a recording in progress), or stops with null. */
   record(path: string | null): void {
+    this.#stopRecording?.();
+    this.#stopRecording = undefined;
     this.#recorder?.close();
     this.#recorder = undefined;
     if (path === null) return;
@@ -286,8 +292,7 @@ export class Session {
       env: { SHELL: this.program[0], TERM: "xterm-256color" },
     });
     let offset = this.terminal.rawLog.totalBytes;
-    this.terminal.onChange(() => {
-      if (this.#recorder !== recorder) return;
+    this.#stopRecording = this.terminal.onChange(() => {
       recorder.output(this.terminal.rawLog.since(offset));
       offset = this.terminal.rawLog.totalBytes;
     });
@@ -314,8 +319,7 @@ export class Session {
   /** Ends the program (its whole process group), the recording and the integration files. */
   async close(): Promise<void> {
     await this.terminal.dispose();
-    this.#recorder?.close();
-    this.#recorder = undefined;
+    this.record(null);
     this.#shell?.cleanup();
   }
 

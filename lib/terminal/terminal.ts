@@ -194,12 +194,15 @@ export class Terminal {
   /**
    * Presses keys by name, in order: `Enter`, `C-c`, `Ctrl+C`, `ArrowUp`...
    * Arrows follow the program's cursor-key mode.
+   * @returns the bytes sent, as a string
    * @throws {UnknownKeyError} naming the first unknown key, before any is sent
    */
-  sendKeys(...names: string[]): void {
+  sendKeys(...names: string[]): string {
     this.#checkLive();
     const modes = { applicationCursorKeys: this.#screen().applicationCursorKeys };
-    this.write(names.map((name) => keyToSequence(name, modes)).join(""));
+    const sequence = names.map((name) => keyToSequence(name, modes)).join("");
+    this.write(sequence);
+    return sequence;
   }
 
   /** The output as plain text (control sequences removed, `\r\n` as `\n`). */

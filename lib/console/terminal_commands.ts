@@ -1,0 +1,448 @@
+/**
+ * Commands that act on the current session's terminal: type, key, exec,
+ * input, screen, shot, clear, resize, record, wait.
+ * @module
+ */
+
+import type { CommandResult, Session } from "../sessions/session.ts";
+import type { WaitCondition } from "../sessions/waits.ts";
+import { WaitTimeoutError } from "../terminal/errors.ts";
+import { keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
+import { type Command, defineCommand } from "./command.ts";
+import type { ConsoleContext } from "./context.ts";
+import { CommandError, interruptible } from "./errors.ts";
+import { drawScreen, timeoutMessage } from "./screen_view.ts";
+import { checkRegex, closest, parseArgs, parseDuration, parsePattern, parseSize } from "./words.ts";
+
+const type = defineCommand<string>({
+  name: "type",
+  aliases: ["t"],
+  usage: "type TEXT...",
+  summary: "type text into the session, as a person would (no Enter)",
+  help: `Types the words, joined by single spaces, into the current session. Nothing
+else is sent: add "key Enter", or end quoted text with \\n (Enter is \\r; most
+programs take either). Multi-line text is sent as a bracketed paste when the
+program asked for it.
+
+Examples:
+  type ls -la
+  type "echo 'two  spaces'\\n"`,
+  parse({ words }) {
+    if (words.length === 0) {
+      throw new CommandError(`Cannot run "type": give the text to type, e.g. type ls -la`);
+    }
+    return words.join(" ");
+  },
+  run(ctx, text) {
+    ctx.session().type(text);
+    return {};
+  },
+});
+
+const key = defineCommand<string[]>({
+  name: "key",
+  aliases: ["k"],
+  usage: "key KEY...",
+  summary: "press keys by name: Enter, C-c, Ctrl+D, ArrowUp, M-f...",
+  help: `Presses the keys, in order. Names are case-insensitive and come in two
+vocabularies: tmux style (C-c, M-f, S-Tab, BSpace, DC, Up, PPage, NPage) and
+friendly style (Ctrl+C, Alt+F, Shift+Tab, Backspace, Delete, ArrowUp,
+PageUp). A single character is a key that types itself. Arrows follow the
+program's cursor-key mode.
+
+Examples:
+  key Enter
+  key C-c
+  key Escape : w q Enter
+
+Key names: "help keys" lists them.`,
+  parse({ words }) {
+    if (words.length === 0) throw new CommandError(`Cannot run "key": name a key, e.g. key Enter`);
+    for (const name of words) checkKey(name);
+    return words;
+  },
+  run(ctx, names) {
+    ctx.session().keys(names);
+    return {};
+  },
+});
+
+function checkKey(name: string): void {
+  try {
+    keyToSequence(name);
+  } catch (error) {
+    if (!(error instanceof UnknownKeyError)) throw error;
+    const hint = error.suggestion === undefined
+      ? ": type"
+      : `: did you mean "${error.suggestion}"? Type`;
+    throw new CommandError(
+      `Unknown key "${name}"${hint} "help keys" for the key names, or use "type" for text`,
+    );
+  }
+}
+
+interface ExecArgs {
+  command: string;
+  timeoutMs?: number;
+}
+
+const exec = defineCommand<ExecArgs>({
+  name: "exec",
+  aliases: ["x"],
+  usage: "exec [--timeout S] COMMAND LINE...",
+  summary: "run a command line in the shell and wait for it: output and exit code",
+  help: `Runs the rest of the line, exactly as written, in the current session's
+shell, waits until it ends, and shows its output and exit code (when it is not
+0). Only --timeout S, right after "exec", is read by termbridge; everything
+else goes to the shell. After the timeout (default 30 s) the command keeps
+running: "exec" with no command collects more of its output, "key C-c"
+interrupts it. "expect-exit" and "expect-output" check the last exec.
+
+Examples:
+  exec make test
+  exec --timeout 120 ./build.sh --release
+  exec cd "/tmp/a dir" && ls`,
+  raw: true,
+  parse({ raw }) {
+    let rest = raw.trim();
+    let timeoutMs: number | undefined;
+    for (;;) {
+      const option = /^--timeout(?:=|\s+)(\S+)(?:\s+|$)/.exec(rest);
+      if (option !== null) {
+        timeoutMs = parseDuration(option[1], "s", "--timeout");
+        rest = rest.slice(option[0].length);
+      } else if (/^--timeout\s*$/.test(rest)) {
+        throw new CommandError(
+          `Cannot use --timeout in "exec": give seconds, e.g. exec --timeout 60 make`,
+        );
+      } else if (/^--(?:\s|$)/.test(rest)) {
+        rest = rest.slice(2).trimStart();
+        break;
+      } else {
+        break;
+      }
+    }
+    return { command: rest, timeoutMs };
+  },
+  async run(ctx, args, signal) {
+    const session = ctx.session();
+    const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
+    const what = args.command === "" ? "the running command" : JSON.stringify(args.command);
+    const running = session.exec(args.command, timeoutMs);
+    const result = await interruptible(running, signal, `${what}; it is still running`).catch(
+      (error) => {
+        throw teachInterrupt(error, session);
+      },
+    );
+    remember(ctx, session, result);
+    return { output: describeResult(result, timeoutMs), data: result };
+  },
+});
+
+function teachInterrupt(error: unknown, session: Session): unknown {
+  if (!(error instanceof Error) || error.name !== "InterruptedError") return error;
+  return new CommandError(
+    `${error.message} in session "${session.name}": "key C-c" interrupts it, "exec" with no command collects its output`,
+  );
+}
+
+function remember(ctx: ConsoleContext, session: Session, result: CommandResult): void {
+  if (result.command !== "" || ctx.lastExec === undefined) {
+    ctx.lastExec = { session: session.name, result };
+    return;
+  }
+  // More output of the command run before: keep what was already collected.
+  const before = ctx.lastExec.result;
+  ctx.lastExec = {
+    session: session.name,
+    result: { ...result, command: before.command, output: before.output + result.output },
+  };
+}
+
+/** The command's output, then its exit code unless 0, or that it still runs. */
+function describeResult(result: CommandResult, timeoutMs: number): string {
+  const lines = [result.output.replace(/\n$/, "")].filter((text) => text !== "");
+  if (result.truncated) {
+    lines.unshift("[the start of the output was dropped: it exceeded the ceiling]");
+  }
+  if (result.status === "running") {
+    lines.push(
+      `[still running after ${
+        timeoutMs / 1000
+      } s: "exec" with no command collects more output, "key C-c" interrupts it]`,
+    );
+  } else if (result.exitCode !== null && result.exitCode !== 0) {
+    lines.push(`[exit ${result.exitCode}]`);
+  }
+  return lines.join("\n");
+}
+
+interface InputArgs {
+  text: string;
+  enter: boolean;
+  timeoutMs?: number;
+}
+
+const input = defineCommand<InputArgs>({
+  name: "input",
+  aliases: ["i"],
+  usage: "input TEXT... [--no-enter] [--timeout S]",
+  summary: "answer the running program: type TEXT and Enter, show what it printed",
+  help: `Sends input to the program running in the current session: the words
+joined by spaces, then Enter (unless --no-enter). A lone key name (C-c,
+Escape, ArrowUp) is pressed instead. Waits until the output settles, the
+command ends, or the timeout (default 30 s) passes, and shows the output
+the input caused.
+
+Examples:
+  exec --timeout 1 read -p "Name? " name; echo "hi $name"
+  input Ada
+  input C-c`,
+  spec: { options: { "no-enter": "flag", timeout: "value" } },
+  parse({ words }) {
+    const { options, positionals } = parseArgs("input", words, this.spec!);
+    if (positionals.length === 0) {
+      throw new CommandError(`Cannot run "input": give the text to send, e.g. input yes`);
+    }
+    return {
+      text: positionals.join(" "),
+      enter: options["no-enter"] !== true,
+      timeoutMs: options.timeout === undefined
+        ? undefined
+        : parseDuration(options.timeout as string, "s", "--timeout"),
+    };
+  },
+  async run(ctx, args, signal) {
+    const session = ctx.session();
+    const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
+    const result = await interruptible(
+      session.input(args.text, { enter: args.enter, timeoutMs }),
+      signal,
+      "the program's answer",
+    );
+    if (result.exitCode !== null) ctx.lastExec = { session: session.name, result };
+    return { output: describeResult(result, timeoutMs), data: result };
+  },
+});
+
+const screen = defineCommand<{ all: boolean; logical: boolean }>({
+  name: "screen",
+  aliases: ["s"],
+  usage: "screen [--all] [--logical]",
+  summary: "show the screen, framed, with the cursor marked",
+  help: `Draws the current session's screen in a box as wide as its terminal, the
+cursor marked (reverse video on a terminal, █ otherwise). --all adds the
+scrollback above; --logical joins the lines the terminal wrapped.`,
+  spec: { options: { all: "flag", logical: "flag" } },
+  replay: false,
+  parse({ words }) {
+    const { options, positionals } = parseArgs("screen", words, this.spec!);
+    if (positionals.length > 0) {
+      throw new CommandError(`Cannot run "screen": it takes only --all and --logical`);
+    }
+    return { all: options.all === true, logical: options.logical === true };
+  },
+  run(ctx, args) {
+    const session = ctx.session();
+    const shot = session.screenshot();
+    return {
+      output: drawScreen(session, { ...args, styled: ctx.styled }),
+      data: {
+        ...shot,
+        lines: session.terminal.lines({
+          scope: args.all ? "all" : "visible",
+          joinWrapped: args.logical,
+        }),
+      },
+    };
+  },
+});
+
+const shot = defineCommand<void>({
+  name: "shot",
+  aliases: [],
+  usage: "shot",
+  summary: "the screenshot as JSON: content, cursor, size, alternate screen, title",
+  help: `Shows the current session's screenshot as JSON: the visible content, the
+cursor {x, y} (0-based), the dimensions {cols, rows}, whether the alternate
+screen is active (vim, less, htop), and the window title.`,
+  replay: false,
+  parse({ words }) {
+    if (words.length > 0) throw new CommandError(`Cannot run "shot": it takes no arguments`);
+  },
+  run(ctx) {
+    const screenshot = ctx.session().screenshot();
+    return { output: JSON.stringify(screenshot, null, 2), data: screenshot };
+  },
+});
+
+const clear = defineCommand<void>({
+  name: "clear",
+  aliases: [],
+  usage: "clear",
+  summary: "empty termbridge's copy of the screen and scrollback (the program is not told)",
+  help: `Empties the emulated screen and scrollback of the current session, so that
+later expectations only see what comes next. The program is not told and
+does not redraw; use "key C-l" to ask a shell to clear its screen.`,
+  parse({ words }) {
+    if (words.length > 0) throw new CommandError(`Cannot run "clear": it takes no arguments`);
+  },
+  run(ctx) {
+    ctx.session().terminal.clear();
+    return {};
+  },
+});
+
+const resize = defineCommand<{ cols: number; rows: number }>({
+  name: "resize",
+  aliases: [],
+  usage: "resize COLSxROWS",
+  summary: "change the terminal's size (the program gets SIGWINCH)",
+  help: `Changes the current session's size, e.g. "resize 100x30".`,
+  parse({ words }) {
+    if (words.length !== 1) {
+      throw new CommandError(`Cannot run "resize": give a size such as 100x30`);
+    }
+    return parseSize(words[0]);
+  },
+  run(ctx, size) {
+    ctx.session().resize(size.cols, size.rows);
+    return {};
+  },
+});
+
+const record = defineCommand<string | null>({
+  name: "record",
+  aliases: [],
+  usage: "record FILE|stop",
+  summary: "record the session to an asciicast file, or stop recording",
+  help: `Starts recording the current session to FILE (asciicast v2, playable with
+"asciinema play"), replacing a recording in progress; "record stop" stops.`,
+  parse({ words }) {
+    if (words.length !== 1) throw new CommandError(`Cannot run "record": give a FILE, or "stop"`);
+    return words[0] === "stop" ? null : words[0];
+  },
+  run(ctx, path) {
+    const session = ctx.session();
+    session.record(path === null ? null : ctx.path(path));
+    return { note: path === null ? "Recording stopped" : `Recording to ${ctx.path(path)}` };
+  },
+});
+
+const WAIT_KINDS = ["text", "regex", "gone", "idle", "prompt", "exit"] as const;
+
+interface WaitArgs {
+  condition: WaitCondition;
+  timeoutMs?: number;
+}
+
+const wait = defineCommand<WaitArgs>({
+  name: "wait",
+  aliases: ["w"],
+  usage: "wait text|regex|gone|idle|prompt|exit [ARG] [--timeout S] [--all]",
+  summary: "wait for text, a regex, text to go, quiet, the prompt, or the exit",
+  help: `Waits (default 10 s) for one thing in the current session:
+  wait text TEXT      TEXT appears on the screen
+  wait regex REGEX    a regular expression matches (with or without /.../)
+  wait gone TEXT      TEXT (or /REGEX/) is no longer on the screen
+  wait idle [MS]      nothing is printed for MS milliseconds (default 500)
+  wait prompt         the shell's prompt is back (bash and zsh)
+  wait exit           the program exited
+--all looks at the scrollback too. A timeout fails, showing the screen.`,
+  spec: { options: { timeout: "value", all: "flag" } },
+  parse({ words }) {
+    const { options, positionals } = parseArgs("wait", words, this.spec!);
+    const [kind, ...rest] = positionals;
+    const timeoutMs = options.timeout === undefined
+      ? undefined
+      : parseDuration(options.timeout as string, "s", "--timeout");
+    const scope = options.all ? "all" as const : undefined;
+    const arg = rest.join(" ");
+    const needArg = () => {
+      if (rest.length === 0) {
+        throw new CommandError(
+          `Cannot run "wait ${kind}": give what to wait for, e.g. wait ${kind} ready`,
+        );
+      }
+    };
+    switch (kind) {
+      case "text":
+        needArg();
+        return { condition: { text: arg, scope }, timeoutMs };
+      case "regex": {
+        needArg();
+        const source = arg.length >= 2 && arg.startsWith("/") && arg.endsWith("/")
+          ? arg.slice(1, -1)
+          : arg;
+        return { condition: { regex: checkRegex(source), scope }, timeoutMs };
+      }
+      case "gone":
+        needArg();
+        return { condition: { ...parsePattern(arg), gone: true, scope }, timeoutMs };
+      case "idle":
+        return {
+          condition: { idleMs: rest.length === 0 ? 500 : parseDuration(arg, "ms", "idle time") },
+          timeoutMs,
+        };
+      case "prompt":
+      case "exit":
+        if (rest.length > 0) {
+          throw new CommandError(`Cannot run "wait ${kind}": it takes no argument`);
+        }
+        return { condition: kind === "prompt" ? { prompt: true } : { exit: true }, timeoutMs };
+    }
+    const near = kind === undefined ? undefined : closest(kind, WAIT_KINDS);
+    throw new CommandError(
+      `Cannot run "wait${kind === undefined ? "" : ` ${kind}`}": expected one of ${
+        WAIT_KINDS.join(", ")
+      }${near === undefined ? "" : `; did you mean "wait ${near}"?`}`,
+    );
+  },
+  async run(ctx, args, signal) {
+    const session = ctx.session();
+    if (args.condition.prompt && session.integration === "none") {
+      throw new CommandError(
+        `Cannot wait for the prompt in session "${session.name}": ${
+          session.program[0]
+        } does not report it (only bash and zsh do); use "wait idle" or "wait text"`,
+      );
+    }
+    const timeoutMs = args.timeoutMs ?? ctx.timeouts.wait;
+    const what = describeCondition(args.condition);
+    const result = await interruptible(session.wait(args.condition, timeoutMs), signal, what)
+      .catch((error) => {
+        if (!(error instanceof WaitTimeoutError)) throw error;
+        throw new CommandError(timeoutMessage(session, what, timeoutMs, ctx.styled));
+      });
+    return {
+      note: `Done after ${result.elapsedMs} ms${
+        result.match === undefined ? "" : `: matched ${JSON.stringify(result.match)}`
+      }`,
+      data: result,
+    };
+  },
+});
+
+function describeCondition(condition: WaitCondition): string {
+  if (condition.idleMs !== undefined) return `${condition.idleMs} ms of quiet`;
+  if (condition.prompt) return "the prompt";
+  if (condition.exit) return "the program to exit";
+  const pattern = condition.text !== undefined
+    ? JSON.stringify(condition.text)
+    : `/${condition.regex}/`;
+  return `${pattern} to ${condition.gone ? "disappear" : "appear"}`;
+}
+
+/** The terminal commands, in the order help lists them. */
+export const TERMINAL_COMMANDS: readonly Command[] = [
+  type,
+  key,
+  exec,
+  input,
+  screen,
+  shot,
+  clear,
+  wait,
+  resize,
+  record,
+];

@@ -1,0 +1,155 @@
+/**
+ * `attach`: hands the person's keyboard and screen to a session until they
+ * press Ctrl+] (as telnet does): raw mode, the session resized to the
+ * person's terminal, every input byte passed through, every output byte
+ * shown.
+ * @module
+ */
+
+import { CommandError } from "../console/mod.ts";
+import type { Session } from "../sessions/session.ts";
+
+/** The detach key: Ctrl+] (GS). */
+export const DETACH_BYTE = 0x1d;
+
+/** What attach needs from the person's terminal (termbridge's own stdio). */
+export interface AttachIo {
+  /** termbridge's stdin as a Node stream, not read by anyone else meanwhile. */
+  input: {
+    on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+    off(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+    resume(): unknown;
+    pause(): unknown;
+  };
+  write(data: Uint8Array | string): Promise<void>;
+  setRawMode(enabled: boolean): void;
+  consoleSize(): { cols: number; rows: number } | null;
+  /** Registers a handler for size changes of the person's terminal; returns its remover. */
+  onResize(handler: () => void): () => void;
+}
+
+/** Puts the person's terminal back as the REPL wants it (modes a program may have set). */
+const RESET =
+  "\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l";
+
+/**
+ * Attaches the person's terminal to `session` until Ctrl+] or the program's
+ * exit; resolves with a line saying how it ended.
+ * @throws {CommandError} when the session's program has exited
+ */
+export async function attachSession(session: Session, io: AttachIo): Promise<string> {
+  const terminal = session.terminal;
+  const status = terminal.exitStatus;
+  if (status !== null) {
+    throw new CommandError(
+      `Cannot attach to "${session.name}": its program ${
+        status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`
+      }; "screen" shows what it left`,
+    );
+  }
+  const before = { cols: terminal.cols, rows: terminal.rows };
+  const fit = () => {
+    const size = io.consoleSize();
+    if (size && (size.cols !== terminal.cols || size.rows !== terminal.rows)) {
+      session.resize(Math.max(2, size.cols), Math.max(1, size.rows));
+    }
+  };
+  await io.write(
+    `Attached to "${session.name}": everything you type goes to it. Ctrl+] detaches.\r\n`,
+  );
+  fit();
+  io.setRawMode(true);
+  let onAltScreen = terminal.screenshot().altScreen;
+  await io.write(draw(session, onAltScreen));
+
+  let offset = terminal.rawLog.totalBytes;
+  let detach!: (why: string) => void;
+  const detached = new Promise<string>((resolve) => detach = resolve);
+  let writing = false;
+  let again = false;
+  const pump = async () => {
+    if (writing) {
+      again = true;
+      return;
+    }
+    writing = true;
+    try {
+      do {
+        again = false;
+        const log = terminal.rawLog;
+        // Fallen behind by more than the raw log keeps (a flood): redraw instead.
+        const lost = offset < log.totalBytes - log.byteLength;
+        if (lost) onAltScreen = true;
+        const bytes = lost ? draw(session, true) : log.since(offset);
+        offset = log.totalBytes;
+        if (bytes.length > 0) await io.write(bytes);
+      } while (again);
+    } catch {
+      detach("the screen could not be written"); // Our own stdout went away.
+    } finally {
+      writing = false;
+    }
+  };
+  const onInput = (chunk: Uint8Array) => {
+    const bytes = new Uint8Array(chunk);
+    const at = bytes.indexOf(DETACH_BYTE);
+    const passed = at === -1 ? bytes : bytes.subarray(0, at);
+    if (passed.length > 0 && terminal.exitStatus === null) terminal.write(passed);
+    if (at !== -1) detach(`Detached from "${session.name}"`);
+    else fit(); // Cheap, and catches a resize the runtime did not report.
+  };
+  const stopOutput = terminal.onChange(() => {
+    void pump();
+    const ended = terminal.exitStatus;
+    if (ended !== null) {
+      detach(
+        `"${session.name}" ${
+          ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.exitCode}`
+        }; detached`,
+      );
+    }
+  });
+  const stopResize = io.onResize(fit);
+  io.input.on("data", onInput);
+  io.input.resume();
+  let why: string;
+  try {
+    why = await detached;
+    await pump();
+  } finally {
+    io.input.off("data", onInput);
+    io.input.pause();
+    stopOutput();
+    stopResize();
+    io.setRawMode(false);
+  }
+  const leaveAlt = onAltScreen || terminal.screenshot().altScreen;
+  await io.write(RESET + (leaveAlt ? "\x1b[?1049l" : "") + "\r\n");
+  if (
+    terminal.exitStatus === null && (terminal.cols !== before.cols || terminal.rows !== before.rows)
+  ) {
+    session.resize(before.cols, before.rows);
+    return `${why} (size back to ${before.cols}x${before.rows})`;
+  }
+  return why;
+}
+
+/**
+ * The session's screen for the person's terminal. A full-screen program is
+ * drawn on the alternate screen at its positions; a shell's lines are printed
+ * where the cursor is, so that what comes next follows them.
+ */
+function draw(session: Session, absolute: boolean): Uint8Array {
+  const shot = session.screenshot();
+  const lines = session.terminal.lines({ scope: "visible" });
+  const { x, y } = shot.cursor;
+  let text: string;
+  if (absolute) {
+    text = `\x1b[?1049h\x1b[H\x1b[2J${lines.join("\r\n")}\x1b[${y + 1};${x + 1}H`;
+  } else {
+    const shown = lines.slice(0, y + 1);
+    while (shown.length < y + 1) shown.push("");
+    text = shown.join("\r\n") + "\r" + (x > 0 ? `\x1b[${x}C` : "");
+  }
+  return new TextEncoder().encode(text);
+}

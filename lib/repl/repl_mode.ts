@@ -1,0 +1,299 @@
+/**
+ * `termbridge repl`: an interactive REPL over the session API for a person:
+ * line editing, persistent history, tab completion, help, a current
+ * session in the prompt, and `attach` to take a session over.
+ * @module
+ */
+
+import process from "node:process";
+import { createInterface, type Interface } from "node:readline";
+import { resolve } from "node:path";
+import { parseModeArgs } from "../cli/args.ts";
+import { UsageError, VERSION } from "../cli/usage.ts";
+import {
+  CommandError,
+  commandList,
+  COMMANDS,
+  ConsoleContext,
+  parseSize,
+  runCommand,
+  type StepResult,
+} from "../console/mod.ts";
+import { runtime } from "../runtime/mod.ts";
+import { SessionManager } from "../sessions/manager.ts";
+import type { Session } from "../sessions/session.ts";
+import { attachSession } from "./attach.ts";
+import { complete } from "./completer.ts";
+import { HISTORY_SIZE, HistoryFile, historyPath } from "./history.ts";
+
+const HELP = `Usage: termbridge repl [OPTIONS]
+
+An interactive REPL to drive terminal sessions: open shells and programs in
+real terminals, type, press keys, run commands, look at the screen, wait for
+things, and take a session over with "attach" (Ctrl+] comes back).
+
+Options:
+      --cwd DIR          working directory of new sessions and relative paths (default: the current one)
+      --size COLSxROWS   size of sessions opened without --size (default: fits your terminal)
+      --no-history       neither read nor write the history file
+  -h, --help             show this help
+
+Tab completes commands, session names and key names; Ctrl+C clears the line
+or stops a wait; Ctrl+D (or "quit") closes every session and leaves. History
+is kept in $XDG_STATE_HOME/termbridge/history (default:
+~/.local/state/termbridge/history). "save FILE" writes what worked as a script
+for "termbridge run".
+
+Commands:
+${commandList(COMMANDS, "repl")}
+
+"help COMMAND" in the REPL shows a command's options and examples.
+`;
+
+interface ReplOptions {
+  cwd: string;
+  size?: { cols: number; rows: number };
+  history: boolean;
+}
+
+function parseOptions(args: string[]): ReplOptions | "help" {
+  const { values } = parseModeArgs("repl", args, {
+    cwd: { type: "string" },
+    size: { type: "string" },
+    "no-history": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) return "help";
+  let size: { cols: number; rows: number } | undefined;
+  try {
+    size = values.size === undefined ? undefined : parseSize(values.size);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { cwd: resolve(values.cwd ?? runtime.cwd()), size, history: !values["no-history"] };
+}
+
+/** Runs `termbridge repl`; resolves with the exit code once the person leaves. */
+export async function replMain(args: string[]): Promise<number> {
+  const options = parseOptions(args);
+  if (options === "help") {
+    await runtime.writeStdout(HELP);
+    return 0;
+  }
+  return await new Repl(options).run();
+}
+
+const DIM = ["\x1b[2m", "\x1b[22m"];
+const RED = ["\x1b[31m", "\x1b[39m"];
+
+/** One REPL on termbridge's own stdin and stdout. */
+class Repl {
+  readonly #ctx: ConsoleContext;
+  #history: HistoryFile | undefined;
+  /** Lines remembered this run, newest first, for a readline made anew after attach. */
+  #recent: string[] = [];
+  readonly #interactive = runtime.isTerminal("stdin");
+  readonly #styled = runtime.isTerminal("stdout");
+  #rl!: Interface;
+  readonly #queue: string[] = [];
+  #busy = false;
+  #abort: AbortController | undefined;
+  #attaching = false;
+  #inputClosed = false;
+  #finished!: () => void;
+
+  constructor(options: ReplOptions) {
+    const path = options.history ? historyPath(runtime.env()) : undefined;
+    this.#history = path === undefined ? undefined : new HistoryFile(path);
+    this.#ctx = new ConsoleContext({
+      sessions: new SessionManager({ cwd: options.cwd }),
+      mode: "repl",
+      cwd: options.cwd,
+      styled: this.#styled,
+      size: options.size ?? fittingSize(),
+      attach: (session) => this.#attach(session),
+    });
+  }
+
+  async run(): Promise<number> {
+    const finished = new Promise<void>((resolve) => this.#finished = resolve);
+    const stops = [
+      runtime.onSignal("SIGTERM", () => this.#closeInput(true)),
+      runtime.onSignal("SIGHUP", () => this.#closeInput(true)),
+      runtime.onSignal("SIGINT", () => this.#interrupt()),
+    ];
+    this.#recent = this.#history?.load() ?? [];
+    this.#openReadline();
+    if (this.#interactive) {
+      await this.#print(
+        `termbridge ${VERSION}: "open" starts a shell, "help" lists the commands, Ctrl+D quits\n`,
+      );
+    }
+    this.#prompt();
+    try {
+      await finished;
+    } finally {
+      stops.forEach((stop) => stop());
+      const open = this.#ctx.sessions.list().length;
+      await this.#ctx.sessions.closeAll();
+      if (this.#interactive && open > 0) {
+        await this.#print(this.#dim(`Closed ${open} session${open === 1 ? "" : "s"}.`) + "\n");
+      }
+    }
+    return 0;
+  }
+
+  #openReadline(): void {
+    this.#rl = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: this.#interactive,
+      history: [...this.#recent],
+      historySize: HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      completer: (line: string) =>
+        complete(line, this.#ctx.sessions.list().map((session) => session.name)),
+    });
+    this.#rl.on("line", (line) => {
+      this.#queue.push(line);
+      void this.#drain();
+    });
+    this.#rl.on("SIGINT", () => this.#interrupt());
+    this.#rl.on("close", () => {
+      if (!this.#attaching) this.#closeInput(this.#interactive);
+    });
+  }
+
+  /** Runs queued lines one at a time, then prompts again (or finishes). */
+  async #drain(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      while (this.#queue.length > 0) {
+        await this.#execute(this.#queue.shift()!);
+        if (this.#ctx.quitRequested) {
+          this.#closeInput(true);
+          break;
+        }
+      }
+    } finally {
+      this.#busy = false;
+    }
+    if (this.#inputClosed) this.#finished();
+    else this.#prompt();
+  }
+
+  async #execute(line: string): Promise<void> {
+    this.#remember(line);
+    this.#abort = new AbortController();
+    try {
+      const result = await runCommand(this.#ctx, line, { signal: this.#abort.signal });
+      if (result !== null) await this.#show(result);
+    } finally {
+      this.#abort = undefined;
+    }
+  }
+
+  async #show(result: StepResult): Promise<void> {
+    const parts: string[] = [];
+    if (result.output !== "") parts.push(result.output);
+    if (result.note !== undefined) parts.push(this.#dim(result.note));
+    if (result.error !== undefined) {
+      parts.push(this.#styled ? RED[0] + result.error + RED[1] : result.error);
+    }
+    if (parts.length > 0) await this.#print(parts.join("\n") + "\n");
+  }
+
+  /** Ctrl+C: stops the running wait, or clears the line being typed. */
+  #interrupt(): void {
+    if (this.#abort !== undefined) {
+      this.#abort.abort();
+      return;
+    }
+    if (this.#inputClosed) return;
+    const typed = this.#rl.line;
+    process.stdout.write(
+      typed === "" && !this.#busy ? `^C ${this.#dim('(Ctrl+D or "quit" leaves)')}\n` : "^C\n",
+    );
+    this.#rl.write(null, { ctrl: true, name: "e" });
+    this.#rl.write(null, { ctrl: true, name: "u" });
+    if (!this.#busy) this.#prompt();
+  }
+
+  /** No more input (Ctrl+D, end of stdin, quit, a signal): finish, at once when `now`. */
+  #closeInput(now: boolean): void {
+    if (this.#inputClosed) return;
+    this.#inputClosed = true;
+    if (now) {
+      this.#queue.length = 0;
+      this.#abort?.abort();
+    }
+    if (!this.#attaching) this.#rl.close();
+    if (this.#interactive) process.stdout.write("\n");
+    if (!this.#busy) this.#finished();
+  }
+
+  async #attach(session: Session): Promise<string> {
+    if (!this.#interactive || !this.#styled) {
+      throw new CommandError(
+        "Cannot attach: termbridge repl must run in a terminal (stdin and stdout) to hand it over",
+      );
+    }
+    this.#attaching = true;
+    this.#rl.close();
+    try {
+      return await attachSession(session, {
+        input: process.stdin,
+        write: (data) => runtime.writeStdout(data),
+        setRawMode: (enabled) => runtime.setRawMode(enabled),
+        consoleSize: () => runtime.consoleSize(),
+        onResize: (handler) => {
+          process.stdout.on("resize", handler);
+          return () => void process.stdout.off("resize", handler);
+        },
+      });
+    } finally {
+      this.#attaching = false;
+      if (!this.#inputClosed) this.#openReadline();
+    }
+  }
+
+  #remember(line: string): void {
+    if (line.trim() === "") return;
+    this.#recent = [line, ...this.#recent.filter((l) => l !== line)].slice(0, HISTORY_SIZE);
+    if (this.#history === undefined) return;
+    try {
+      this.#history.append(line);
+    } catch (error) {
+      const path = this.#history.path;
+      this.#history = undefined; // Warn once, then go on without it.
+      void runtime.writeStderr(
+        `termbridge: Cannot write the history file "${path}": ${
+          (error as Error).message
+        }; history is not saved\n`,
+      );
+    }
+  }
+
+  #prompt(): void {
+    if (!this.#interactive || this.#inputClosed) return;
+    const current = this.#ctx.current;
+    this.#rl.setPrompt(current === undefined ? "tb› " : `tb ${current}› `);
+    this.#rl.prompt();
+  }
+
+  #dim(text: string): string {
+    return this.#styled ? DIM[0] + text + DIM[1] : text;
+  }
+
+  #print(text: string): Promise<void> {
+    return runtime.writeStdout(text);
+  }
+}
+
+/** Sessions sized so that their framed screen and the prompt fit the person's terminal. */
+function fittingSize(): { cols: number; rows: number } | undefined {
+  const size = runtime.consoleSize();
+  if (size === null) return undefined;
+  return { cols: Math.max(20, size.cols - 2), rows: Math.max(5, size.rows - 4) };
+}

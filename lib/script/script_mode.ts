@@ -1,0 +1,248 @@
+/**
+ * `termbridge run SCRIPT|-`: runs a script in the REPL's command language,
+ * one command a line, stopping at the first line that fails (or going on
+ * with --keep-going), and closes every session it opened.
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import { parseModeArgs } from "../cli/args.ts";
+import { UsageError } from "../cli/usage.ts";
+import {
+  CommandError,
+  commandList,
+  COMMANDS,
+  ConsoleContext,
+  type ParsedLine,
+  parseDuration,
+  parseLine,
+  QUOTING_HELP,
+  runParsed,
+  type StepResult,
+} from "../console/mod.ts";
+import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { SessionManager } from "../sessions/manager.ts";
+
+const HELP = `Usage: termbridge run [OPTIONS] SCRIPT|-
+
+Runs SCRIPT (or, with -, the script on stdin) in the REPL's command language,
+one command a line. Stops at the first line that fails and prints where
+(FILE:LINE), the line and why, with the screen for failed expectations.
+Every session the script opened is closed at the end: nothing is left running.
+
+Options:
+      --json              print a JSON report of every step on stdout (instead of outputs)
+  -k, --keep-going        run every line, even after one failed
+      --timeout S         default timeout of expect and wait, seconds (default 10)
+      --exec-timeout S    default timeout of exec and input, seconds (default 30)
+  -x, --trace             print each line on stderr before running it
+  -h, --help              show this help
+
+Exit status: 0 every line succeeded; 1 a line failed, could not be read, or a
+signal interrupted the script; 2 bad command line or unreadable SCRIPT.
+
+Commands:
+${commandList(COMMANDS, "script")}
+
+${QUOTING_HELP}
+
+Example (test.tb):
+  open
+  exec make test
+  expect-exit 0
+  type "vim notes.txt\\n"
+  expect '/notes.txt.*0L/'
+  key Escape : q Enter
+`;
+
+/** One step of the `--json` report. */
+interface ReportStep {
+  line: number;
+  command: string;
+  ok: boolean;
+  ms: number;
+  output?: string;
+  data?: unknown;
+  error?: string;
+}
+
+interface RunOptions {
+  source: string;
+  json: boolean;
+  keepGoing: boolean;
+  trace: boolean;
+  timeouts: { exec?: number; wait?: number };
+}
+
+function parseOptions(args: string[]): RunOptions | "help" {
+  const { values, positionals } = parseModeArgs("run", args, {
+    json: { type: "boolean" },
+    "keep-going": { type: "boolean", short: "k" },
+    timeout: { type: "string" },
+    "exec-timeout": { type: "string" },
+    trace: { type: "boolean", short: "x" },
+    help: { type: "boolean", short: "h" },
+  }, true);
+  if (values.help) return "help";
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `Cannot start "run": give one SCRIPT file (or - for stdin), e.g. termbridge run test.tb${
+        positionals.length > 1 ? ` (got ${positionals.length})` : ""
+      }`,
+    );
+  }
+  return {
+    source: positionals[0],
+    json: values.json ?? false,
+    keepGoing: values["keep-going"] ?? false,
+    trace: values.trace ?? false,
+    timeouts: {
+      wait: seconds("timeout", values.timeout),
+      exec: seconds("exec-timeout", values["exec-timeout"]),
+    },
+  };
+}
+
+function seconds(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseDuration(value, "s", `--${option}`);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function readScript(source: string): Promise<string> {
+  if (source === "-") {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of runtime.stdin()) chunks.push(chunk);
+    return new TextDecoder().decode(concat(chunks));
+  }
+  try {
+    return readFileSync(source, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why = code === "ENOENT"
+      ? "no such file"
+      : code === "EISDIR"
+      ? "it is a directory"
+      : code === "EACCES"
+      ? "permission denied"
+      : (error as Error).message;
+    throw new UsageError(`Cannot read script "${source}": ${why}`);
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+/** Runs `termbridge run`; resolves with the exit code. */
+export async function runMain(args: string[]): Promise<number> {
+  const options = parseOptions(args);
+  if (options === "help") {
+    await runtime.writeStdout(HELP);
+    return 0;
+  }
+  const text = await readScript(options.source);
+  const label = options.source === "-" ? "stdin" : options.source;
+  const report: ReportStep[] = [];
+  const fail = async (number: number, line: string, error: string) => {
+    const shown = line.length > 60 ? line.slice(0, 59) + "…" : line;
+    await runtime.writeStderr(`${label}:${number}: ${shown}: ${error}\n`);
+  };
+
+  // Read every line first: a typo on line 40 should not wait for lines 1-39 to run.
+  const lines: { number: number; parsed: ParsedLine }[] = [];
+  for (const [index, line] of text.split(/\r?\n/).entries()) {
+    try {
+      const parsed = parseLine(line, "script");
+      if (parsed !== null) lines.push({ number: index + 1, parsed });
+    } catch (error) {
+      if (!(error instanceof CommandError)) throw error;
+      report.push({
+        line: index + 1,
+        command: line.trim().split(/\s+/)[0],
+        ok: false,
+        ms: 0,
+        error: error.message,
+      });
+      await fail(index + 1, line.trim(), error.message);
+    }
+  }
+  if (report.length > 0) {
+    await runtime.writeStderr(
+      `${label}: nothing was run: fix the line${report.length > 1 ? "s" : ""} above\n`,
+    );
+    if (options.json) {
+      await runtime.writeStdout(JSON.stringify({ ok: false, steps: report }, null, 2) + "\n");
+    }
+    return 1;
+  }
+
+  const sessions = new SessionManager({ cwd: runtime.cwd() });
+  const ctx = new ConsoleContext({
+    sessions,
+    mode: "script",
+    cwd: runtime.cwd(),
+    timeouts: options.timeouts,
+  });
+  const abort = new AbortController();
+  let interrupted: ShutdownSignal | undefined;
+  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
+    runtime.onSignal(signal, () => {
+      interrupted ??= signal;
+      abort.abort();
+    })
+  );
+  let failures = 0;
+  try {
+    for (const { number, parsed } of lines) {
+      if (options.trace) await runtime.writeStderr(`+ ${parsed.line}\n`);
+      const started = performance.now();
+      const result = await runParsed(ctx, parsed, { signal: abort.signal });
+      report.push(step(number, result, performance.now() - started));
+      if (!options.json && result.output !== "") await runtime.writeStdout(result.output + "\n");
+      if (!result.ok) {
+        failures++;
+        await fail(number, parsed.line, result.error ?? "failed");
+      }
+      if (interrupted !== undefined) {
+        await runtime.writeStderr(`${label}:${number}: interrupted by ${interrupted}\n`);
+        failures++;
+        break;
+      }
+      if (ctx.quitRequested || (!result.ok && !options.keepGoing)) break;
+    }
+  } finally {
+    stops.forEach((stop) => stop());
+    await sessions.closeAll();
+  }
+  if (options.keepGoing && failures > 0) {
+    await runtime.writeStderr(`${label}: ${failures} of ${report.length} steps failed\n`);
+  }
+  if (options.json) {
+    await runtime.writeStdout(
+      JSON.stringify({ ok: failures === 0, steps: report }, null, 2) + "\n",
+    );
+  }
+  return failures === 0 ? 0 : 1;
+}
+
+function step(line: number, result: StepResult, ms: number): ReportStep {
+  return {
+    line,
+    command: result.command,
+    ok: result.ok,
+    ms: Math.round(ms * 10) / 10,
+    ...(result.output === "" ? {} : { output: result.output }),
+    ...(result.data === undefined ? {} : { data: result.data }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+}
