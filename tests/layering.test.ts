@@ -17,6 +17,7 @@ const LAYERS: Record<string, number> = {
   cli: 1,
   service: 2,
   sessions: 2,
+  console: 2,
   acp: 3,
   serve: 3,
   mcp: 3,
