@@ -53,16 +53,15 @@ export class SessionTools {
   }
 
   /**
-   * A session to read from: the named one, or the default one (started on
-   * first use).
+   * A session to read from: the named one (default "default"), started with
+   * the defaults on first use, as seed 003's terminal_id is.
    * @throws {TerminalDisposedError} when it was closed
    */
   async readable(name: string | undefined): Promise<Session> {
     const key = name ?? DEFAULT_SESSION;
     this.#lastUse.set(key, performance.now());
     if (this.#disposed.has(key)) throw new TerminalDisposedError();
-    if (this.#manager.has(key) || key === DEFAULT_SESSION) return await this.#getOrOpen(key);
-    return this.#manager.get(key); // Throws, naming the sessions that exist.
+    return await this.#getOrOpen(key);
   }
 
   /**

@@ -45,7 +45,10 @@ export const TOOLS = [
       "Type text into the terminal, as on a keyboard. Does NOT press Enter: follow with " +
       'sendKey "Enter" to run a command. Multi-line text is pasted as one block when the program ' +
       "supports bracketed paste. Returns how many characters were typed.",
-    schema: z.object({ text: z.string().describe("The text to type into the terminal"), session }),
+    schema: z.strictObject({
+      text: z.string().describe("The text to type into the terminal"),
+      session,
+    }),
     writes: true,
     run: async (sessions, { text, session }) => {
       (await sessions.live(session)).type(text);
@@ -58,7 +61,7 @@ export const TOOLS = [
       "ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Insert, F1-F12, Ctrl+A..Ctrl+Z " +
       "(Ctrl+C interrupts, Ctrl+D ends input), Ctrl+[, Ctrl+\\, Ctrl+Space; tmux names (C-c, M-f, " +
       "S-Tab, BSpace, PPage) work too. Arrows follow the program's cursor-key mode.",
-    schema: z.object({
+    schema: z.strictObject({
       key: z.string().min(1).describe("The key name, e.g. Enter, Ctrl+C, ArrowUp, C-c"),
       session,
     }),
@@ -74,7 +77,7 @@ export const TOOLS = [
       "Read the terminal as plain text: by default the whole buffer (scrollback, up to " +
       "1000 lines, and screen); with visibleOnly, only what is on screen. Trailing empty lines are " +
       'trimmed; an empty terminal reads "(empty terminal)".',
-    schema: z.object({
+    schema: z.strictObject({
       visibleOnly: z.boolean().optional().describe("If true, return only the visible viewport"),
       session,
     }),
@@ -90,7 +93,7 @@ export const TOOLS = [
     description: "Capture the visible screen with the cursor position (0-based x, y), the size " +
       "(cols, rows), whether a full-screen program uses the alternate screen, and the window " +
       "title. Use it to navigate full-screen programs (vim, less, top).",
-    schema: z.object({ session }),
+    schema: z.strictObject({ session }),
     writes: false,
     run: async (sessions, { session }) =>
       json({ ...(await sessions.readable(session)).screenshot() }),
@@ -100,7 +103,7 @@ export const TOOLS = [
     description:
       "Clear the terminal's screen and scrollback (the emulator's, not the program's): " +
       'getContent reads "(empty terminal)" until new output arrives.',
-    schema: z.object({ session }),
+    schema: z.strictObject({ session }),
     writes: true,
     run: async (sessions, { session }) => {
       (await sessions.live(session)).terminal.clear();
@@ -115,7 +118,7 @@ export const TOOLS = [
       "timeout the command keeps running: call again with an empty command to collect more " +
       "output. While a command runs, send it text with is_input=true, or a special key " +
       "(C-c, C-d, Up, Enter...) as the command. no_enter=true types without pressing Enter.",
-    schema: z.object({
+    schema: z.strictObject({
       command: z.string().describe(
         "The command line; empty to collect output of a running command; or input / a key name for a running program",
       ),
@@ -136,7 +139,7 @@ export const TOOLS = [
     description: "Wait until text (or a regex) appears on the screen, or disappears (gone=true), " +
       "or the screen is idle for idle_ms, or the shell prompt is back, or the program exits; at " +
       "most timeout seconds. Returns the screen it saw. Saves polling after sending input.",
-    schema: z.object({
+    schema: z.strictObject({
       text: z.string().optional().describe("Text to wait for on the visible screen"),
       regex: z.string().optional().describe("JavaScript regular expression to wait for"),
       gone: z.boolean().optional().describe("Wait for the text or regex to disappear instead"),
@@ -157,7 +160,7 @@ export const TOOLS = [
     name: "listSessions",
     description: "List the open sessions: name, program, pid, size, working directory, the " +
       "command running (if any), milliseconds since the last output, and exit status.",
-    schema: z.object({}),
+    schema: z.strictObject({}),
     writes: false,
     run: (sessions) => json({ sessions: sessions.list() }),
   }),
@@ -165,7 +168,7 @@ export const TOOLS = [
     name: "openSession",
     description: "Open a named session running a shell (default) or any program, with a size " +
       "and working directory. Use several sessions to run things side by side.",
-    schema: z.object({
+    schema: z.strictObject({
       name: z.string().min(1).max(64).describe("Session name (letters, digits, _ . : -)"),
       program: z.array(z.string()).min(1).optional().describe(
         'Program and arguments, e.g. ["python3"]',
@@ -180,7 +183,7 @@ export const TOOLS = [
   tool({
     name: "resizeSession",
     description: "Resize a session's terminal; the program is told (SIGWINCH).",
-    schema: z.object({
+    schema: z.strictObject({
       cols: z.number().int().min(2).max(1000).describe("Width in columns"),
       rows: z.number().int().min(1).max(1000).describe("Height in rows"),
       session,
@@ -194,7 +197,7 @@ export const TOOLS = [
   tool({
     name: "closeSession",
     description: "Close a session: its program and everything it started are killed.",
-    schema: z.object({ name: z.string().min(1).max(64).describe("Session name") }),
+    schema: z.strictObject({ name: z.string().min(1).max(64).describe("Session name") }),
     writes: true,
     run: async (sessions, { name }) => {
       await sessions.close(name);

@@ -67,6 +67,9 @@ export interface SessionInfo {
   recording: string | null;
 }
 
+/** What `running` says of a command typed in the terminal rather than run by `exec`. */
+const TYPED = "(typed in the terminal)";
+
 /** How long a fallback exec waits for the screen to settle. */
 const SETTLE_MS = 400;
 /** How long opening waits for a shell's first prompt. */
@@ -125,7 +128,12 @@ export class Session {
       rows: options.rows,
       scrollback: options.scrollback,
     };
-    this.terminal = Terminal.spawn(spawn);
+    try {
+      this.terminal = Terminal.spawn(spawn);
+    } catch (error) {
+      this.#shell?.cleanup();
+      throw error;
+    }
     this.terminal.onOsc((osc, offset) => this.#mark(osc, offset));
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) this.record(options.record);
@@ -176,6 +184,7 @@ export class Session {
       return this.#running ? await this.#collect(timeoutMs) : this.#idleResult(command);
     }
     this.#checkAlive(command);
+    if (this.#running?.end !== undefined) this.#running = undefined; // Ended; nobody collected it.
     if (this.#running) {
       throw new SessionBusyError(
         `Cannot run ${JSON.stringify(command)} in session "${this.name}": ${
@@ -197,7 +206,9 @@ export class Session {
     this.#send(command, "\r");
     // A line the shell does not run (empty, only a comment) brings the prompt back without a start.
     await this.terminal.waitFor(
-      () => this.#running?.start !== undefined || this.#promptCount > prompts || undefined,
+      () =>
+        this.#running?.start !== undefined || this.#promptCount > prompts ||
+        this.terminal.exitStatus !== null || undefined,
       "the command to start",
       timeoutMs,
     ).catch(() => {}); // Reported as `running` below.
@@ -249,14 +260,13 @@ export class Session {
   type(text: string): void {
     this.#checkAlive(text);
     this.terminal.type(text);
-    this.#recorder?.input(text);
+    this.#sent(text);
   }
 
   /** Presses keys by name, in order. */
   keys(names: string[]): void {
     this.#checkAlive(names.join(" "));
-    const sent = this.terminal.sendKeys(...names);
-    this.#recorder?.input(sent);
+    this.#sent(this.terminal.sendKeys(...names));
   }
 
   /** Waits for a condition on the screen or the program; see `WaitCondition`. */
@@ -327,8 +337,14 @@ export class Session {
     if (text !== "") this.type(text);
     if (enter !== "") {
       this.terminal.write(enter);
-      this.#recorder?.input(enter);
+      this.#sent(enter);
     }
+  }
+
+  /** Notes input that went to the program: recorded, and Enter means the prompt is no longer current. */
+  #sent(input: string): void {
+    this.#recorder?.input(input);
+    if (/[\r\n]/.test(input)) this.#atPrompt = false;
   }
 
   #mark(osc: string, offset: number): void {
@@ -341,10 +357,14 @@ export class Session {
       case "prompt-end":
         // Readline has the terminal now: typed text is not echoed twice.
         this.#atPrompt = true;
+        // A command typed in the terminal has nobody to collect its result.
+        if (this.#running?.command === TYPED && this.#running.end !== undefined) {
+          this.#running = undefined;
+        }
         break;
       case "command-start":
         this.#atPrompt = false;
-        this.#running ??= { command: "(typed in the terminal)" };
+        this.#running ??= { command: TYPED };
         this.#running.start ??= offset;
         break;
       case "command-end":

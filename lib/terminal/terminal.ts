@@ -11,6 +11,7 @@ import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
 import { OutputLog } from "./output_log.ts";
 import { linesToText, type ScreenScope } from "./screen.ts";
+import { sessionProcessGroups } from "./process_groups.ts";
 import { PlainTextStream } from "./text_stream.ts";
 import { settleWithin } from "./timing.ts";
 
@@ -33,7 +34,7 @@ export interface TerminalOptions {
   argv: string[];
   /** Working directory, absolute; defaults to termbridge's own. */
   cwd?: string;
-  /** The complete environment; defaults to termbridge's. `TERM` is set unless given. */
+  /** The complete environment; defaults to termbridge's. `TERM` is always `xterm-256color`. */
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
@@ -88,7 +89,8 @@ export class Terminal {
   private constructor(options: TerminalOptions) {
     const cwd = options.cwd ?? runtime.cwd();
     checkWorkingDirectory(cwd);
-    const env = { TERM: "xterm-256color", ...(options.env ?? runtime.env()) };
+    // The screen is xterm's: programs must not be told otherwise by an inherited TERM.
+    const env = { ...(options.env ?? runtime.env()), TERM: "xterm-256color" };
     const [program, ...args] = options.argv;
     const path = resolveProgram(program ?? "", env, cwd);
     this.argv = [...options.argv];
@@ -261,10 +263,18 @@ export class Terminal {
     if (this.#exitStatus === null) this.#pty.resize(cols, rows);
   }
 
-  /** Sends a signal to the whole process group; false when nothing received it. */
+  /**
+   * Sends a signal to every process group of the terminal's session (an
+   * interactive shell puts each job in a group of its own); false when
+   * nothing received it.
+   */
   signal(signal: string): boolean {
-    // Right after spawn on Deno the child may not lead its group yet.
-    return runtime.kill(-this.pid, signal) || runtime.kill(this.pid, signal);
+    let delivered = false;
+    for (const group of sessionProcessGroups(this.pid)) {
+      delivered = runtime.kill(-group, signal) || delivered;
+    }
+    // Right after spawn on Deno the child may not lead its session yet.
+    return delivered || runtime.kill(this.pid, signal);
   }
 
   /**
@@ -339,8 +349,8 @@ export class Terminal {
       this.signal("SIGHUP");
       await this.kill("SIGTERM", 500);
     }
-    // Stragglers the leader left in its group (background jobs) go too.
-    runtime.kill(-this.pid, "SIGKILL");
+    // Stragglers the leader left behind (background jobs) go too.
+    this.signal("SIGKILL");
     await this.#pty.close();
     this.#emulator?.dispose();
     this.#emulator = undefined;

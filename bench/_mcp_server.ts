@@ -1,0 +1,155 @@
+/**
+ * The `termbridge mcp` child of the MCP benchmark: which termbridge to start
+ * (the compiled binary or the source), started through the official MCP SDK
+ * client over stdio, and stopped the way a host does (end of stdin).
+ * @module
+ */
+
+import type { ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// The SDK maps "./*" to "*.d.ts", which misses "stdio.d.ts" for "stdio.js": name it for Deno.
+// @deno-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { runtime } from "../lib/runtime/mod.ts";
+import { settleWithin } from "../lib/terminal/timing.ts";
+
+/** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
+export type McpPreference = "auto" | "binary" | "source";
+
+/** How to start `termbridge mcp`, and what to call it in the report. */
+export interface McpCommand {
+  command: string;
+  /** Arguments up to and including `mcp`. */
+  args: string[];
+  description: string;
+  /** A warning for the report (a binary older than the sources), or undefined. */
+  warning?: string;
+}
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The termbridge to benchmark: `binary` (default path `ROOT/dist/termbridge`),
+ * `source` (this runtime running main.ts), or `auto` (the binary when it exists).
+ * @throws {Error} when `binary` is asked for and not built
+ */
+export function mcpCommand(root: string, prefer: McpPreference, binaryPath?: string): McpCommand {
+  const binary = resolve(binaryPath ?? join(root, "dist", "termbridge"));
+  const useBinary = prefer === "binary" || (prefer === "auto" && existsSync(binary));
+  if (!useBinary) {
+    const main = join(root, "main.ts");
+    const args = runtime.name === "deno" ? ["run", "-A", main, "mcp"] : [main, "mcp"];
+    return {
+      command: process.execPath,
+      args,
+      description: `${runtime.name} main.ts mcp (from source, ${runtime.name} ${runtime.version})`,
+    };
+  }
+  if (!existsSync(binary)) throw new Error(`Cannot start "${binary}": not built (run make build)`);
+  const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout?.trim();
+  const sources = Math.max(
+    newestSource(join(root, "lib")),
+    statSync(join(root, "main.ts")).mtimeMs,
+  );
+  return {
+    command: binary,
+    args: ["mcp"],
+    description: `${binary} mcp (compiled binary: ${version || "version unknown"})`,
+    warning: statSync(binary).mtimeMs < sources
+      ? "the binary is older than the sources: run make build for current figures"
+      : undefined,
+  };
+}
+
+/** The environment of the server: bash without the user's start-up files or history. */
+export function serverEnv(): Record<string, string> {
+  return { SHELL: "bash", TERMBRIDGE_NORC: "1", HISTFILE: "/dev/null" };
+}
+
+/** A started server with its client and the times of its start-up. */
+export interface McpServer {
+  client: Client;
+  pid: number;
+  /** Milliseconds from the spawn until `connect` resolved (initialize answered). */
+  initializeMs: number;
+  /** Milliseconds from the spawn until tools/list answered. */
+  toolsListMs: number;
+  toolCount: number;
+  /** What the server wrote to stderr. */
+  stderr(): string;
+  /** Closes its stdin and waits (then SIGKILL) for the exit; resolves with how it ended. */
+  stop(graceMs?: number): Promise<{ code: number | null; signal: string | null; byEof: boolean }>;
+}
+
+/** Spawns `termbridge mcp` in `root`, completes the handshake and lists the tools, timing both. */
+export async function startMcp(root: string, command: McpCommand): Promise<McpServer> {
+  let stderr = "";
+  const transport = new StdioClientTransport({
+    command: command.command,
+    args: command.args,
+    env: serverEnv(),
+    cwd: root,
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const client = new Client({ name: "termbridge-bench", version: "1.0.0" });
+  const start = performance.now();
+  await client.connect(transport);
+  const initializeMs = performance.now() - start;
+  const { tools } = await client.listTools();
+  const toolsListMs = performance.now() - start;
+  // The SDK keeps its child private; the benchmark needs it to end it by end of stdin and
+  // read its exit status.
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  const exited = new Promise<{ code: number | null; signal: string | null }>((done) => {
+    if (child === undefined) done({ code: null, signal: null });
+    else child.once("close", (code, signal) => done({ code, signal }));
+  });
+  return {
+    client,
+    pid: transport.pid ?? -1,
+    initializeMs,
+    toolsListMs,
+    toolCount: tools.length,
+    stderr: () => stderr,
+    async stop(graceMs = 5000) {
+      child?.stdin?.end();
+      let status = await settleWithin(exited, graceMs);
+      const byEof = status !== undefined;
+      if (status === undefined) {
+        child?.kill("SIGKILL");
+        status = await exited;
+      }
+      await client.close();
+      return { ...status, byEof };
+    },
+  };
+}
+
+/**
+ * Milliseconds from spawning `command --version` until it exits: the start-up
+ * floor of the process, without MCP.
+ * @throws {Error} when it fails
+ */
+export function versionRun(command: McpCommand): number {
+  const args = command.args.slice(0, -1); // Without "mcp".
+  const start = performance.now();
+  const result = spawnSync(command.command, [...args, "--version"], { encoding: "utf8" });
+  const ms = performance.now() - start;
+  if (result.status !== 0) {
+    throw new Error(`Cannot run ${command.command} --version: ${result.stderr}`);
+  }
+  return ms;
+}

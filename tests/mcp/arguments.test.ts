@@ -1,0 +1,110 @@
+/**
+ * End-to-end tests of bad arguments to `termbridge mcp`'s tools, through the
+ * official MCP SDK client over stdio: wrong types, missing required fields
+ * and values out of range are tool errors that name the tool and the field,
+ * and the server goes on.
+ * @module
+ */
+
+import { describe, it } from "../harness.ts";
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { withMcp } from "./_kit.ts";
+
+/** [tool, arguments, the field the error must name, what it must say about it]. */
+const BAD_ARGUMENTS: [string, Record<string, unknown>, string, RegExp][] = [
+  ["type", {}, "text", /expected string, received undefined/],
+  ["type", { text: 42 }, "text", /expected string, received number/],
+  ["type", { text: "x", session: "" }, "session", /too small/i],
+  ["sendKey", {}, "key", /expected string, received undefined/],
+  ["sendKey", { key: "" }, "key", /too small/i],
+  ["sendKey", { key: ["Enter"] }, "key", /expected string, received array/],
+  ["getContent", { visibleOnly: "yes" }, "visibleOnly", /expected boolean, received string/],
+  ["terminal_execute", {}, "command", /expected string, received undefined/],
+  ["terminal_execute", { command: 3 }, "command", /expected string, received number/],
+  ["terminal_execute", { command: "true", timeout: 61 }, "timeout", /<=60/],
+  ["terminal_execute", { command: "true", timeout: -1 }, "timeout", />=0/],
+  ["terminal_execute", { command: "true", timeout: "5" }, "timeout", /expected number/],
+  ["terminal_execute", { command: "x", is_input: "true" }, "is_input", /expected boolean/],
+  ["terminal_execute", { command: "x", terminal_id: "" }, "terminal_id", /too small/i],
+  ["wait", { idle_ms: 0 }, "idle_ms", />=1/],
+  ["wait", { idle_ms: 1.5 }, "idle_ms", /expected int/],
+  ["wait", { text: "x", timeout: 61 }, "timeout", /<=60/],
+  ["openSession", {}, "name", /expected string, received undefined/],
+  ["openSession", { name: "x", cols: 1 }, "cols", />=2/],
+  ["openSession", { name: "x", rows: 0 }, "rows", />=1/],
+  ["openSession", { name: "x", program: [] }, "program", /too small/i],
+  ["openSession", { name: "x", program: "bash" }, "program", /expected array/],
+  ["resizeSession", { cols: 80 }, "rows", /expected number, received undefined/],
+  ["resizeSession", { cols: 1, rows: 10 }, "cols", />=2/],
+  ["closeSession", {}, "name", /expected string, received undefined/],
+];
+
+describe("mcp bad arguments", () => {
+  it("mcp: wrong types, missing fields and out-of-range values are tool errors naming the field", async () => {
+    await withMcp(async (mcp) => {
+      for (const [tool, args, field, detail] of BAD_ARGUMENTS) {
+        const where = `${tool} ${JSON.stringify(args)}`;
+        const result = await mcp.call(tool, args);
+        assert.equal(result.isError, true, where);
+        const prefix = `Error: Invalid arguments for tool "${tool}": `;
+        assert.ok(result.text.startsWith(prefix), `${where}: ${result.text}`);
+        const issue = result.text.slice(prefix.length).split("; ").find((part) =>
+          part.startsWith(`${field}: `)
+        );
+        assert.ok(issue !== undefined, `${where} names ${field}: ${result.text}`);
+        assert.match(issue, detail, where);
+      }
+      // Never a crash: the same server still runs commands.
+      const echo = JSON.parse(await mcp.ok("terminal_execute", { command: "echo alive" }));
+      assert.equal(echo.content, "alive\n");
+    });
+  });
+
+  it("mcp: bad values the schema cannot catch are tool errors that say what is wrong", async () => {
+    await withMcp(async (mcp) => {
+      const cases: [string, Record<string, unknown>, RegExp][] = [
+        [
+          "openSession",
+          { name: "bad name!" },
+          /^Error: Cannot open session "bad name!": a name is/,
+        ],
+        ["openSession", { name: "p", program: ["no-such-program-tb"] }, /"no-such-program-tb"/],
+        ["openSession", { name: "c", cwd: "relative/dir" }, /"relative\/dir".*absolute/],
+        ["closeSession", { name: "nobody" }, /^Error: No session is called "nobody"/],
+        ["sendKey", { key: "Ctrl+" }, /^Error: Unknown key: "Ctrl\+"/],
+      ];
+      for (const [tool, args, expected] of cases) {
+        const result = await mcp.call(tool, args);
+        assert.equal(result.isError, true, tool);
+        assert.match(result.text, expected, `${tool} ${JSON.stringify(args)}`);
+      }
+      await mcp.ok("openSession", { name: "twice" });
+      const twice = await mcp.call("openSession", { name: "twice" });
+      assert.equal(twice.isError, true);
+      assert.match(twice.text, /"twice": a session with that name is open/);
+      assert.equal((await mcp.call("listSessions")).isError, false);
+    });
+  });
+
+  it("mcp: an openSession that fails leaves no temporary files behind", async () => {
+    // The shell's start-up files are written before the spawn: a failed open must remove them.
+    await withMcp(async (mcp) => {
+      for (const cwd of ["relative/dir", "/nonexistent/termbridge-dir"]) {
+        const result = await mcp.call("openSession", { name: "bad-cwd", cwd });
+        assert.equal(result.isError, true, cwd);
+      }
+      const left = readdirSync(mcp.tmpDir).filter((name) => name.startsWith("termbridge-shell-"));
+      assert.deepEqual(left, []);
+    });
+  });
+
+  it("mcp: an argument the schema does not list is an error naming it", async () => {
+    // tools/list says additionalProperties: false, so a misspelt option (visible_only) is an error.
+    await withMcp(async (mcp) => {
+      const result = await mcp.call("getContent", { visible_only: true });
+      assert.equal(result.isError, true, result.text);
+      assert.match(result.text, /visible_only/);
+    });
+  });
+});
