@@ -125,7 +125,7 @@ export async function roundTripSection(rounds: number): Promise<Row[]> {
       "dispose of the idle bash ms (once)",
       disposeMs,
       "-",
-      "interactive bash ignores SIGTERM: dispose waits its SIGKILL grace",
+      "dispose hangs the shell up (SIGHUP), as closing a window does",
     ),
     row(
       "spawn-to-exit of true p50 ms, Terminal.spawn",
