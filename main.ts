@@ -14,6 +14,8 @@ import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage
 const LOADERS: Record<string, () => Promise<ModeMain>> = {
   serve: async () => (await import("./lib/acp/serve.ts")).serveMain,
   acp: async () => (await import("./lib/acp/acp_mode.ts")).acpMain,
+  repl: async () => (await import("./lib/repl/repl_mode.ts")).replMain,
+  run: async () => (await import("./lib/script/script_mode.ts")).runMain,
   mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,
 };
 

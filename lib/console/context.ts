@@ -42,8 +42,8 @@ export interface ConsoleOptions {
   cwd: string;
   /** Size of sessions opened without `--size` (default: the terminal's own default). */
   size?: { cols: number; rows: number };
-  /** Hands the person's terminal to a session until they detach (REPL only). */
-  attach?: (session: Session) => Promise<string>;
+  /** Hands the person's terminal to a session until they detach or `signal` aborts (REPL only). */
+  attach?: (session: Session, signal?: AbortSignal) => Promise<string>;
 }
 
 /** The state commands share. */
@@ -54,7 +54,7 @@ export class ConsoleContext {
   readonly styled: boolean;
   readonly cwd: string;
   readonly size: { cols: number; rows: number } | undefined;
-  readonly attach: ((session: Session) => Promise<string>) | undefined;
+  readonly attach: ((session: Session, signal?: AbortSignal) => Promise<string>) | undefined;
   /** The session commands act on. */
   current: string | undefined;
   lastExec: LastExec | undefined;

@@ -231,13 +231,13 @@ running. Only in the REPL.`,
     }
     return words[0];
   },
-  async run(ctx, name) {
+  async run(ctx, name, signal) {
     const session = ctx.sessionNamed(name);
     if (ctx.attach === undefined) {
       throw new CommandError(`Cannot attach here: attach works only in the REPL (termbridge repl)`);
     }
     ctx.current = session.name;
-    const note = await ctx.attach(session);
+    const note = await ctx.attach(session, signal);
     return {
       note,
       replayAs: `# attach ${session.name} (what was typed while attached is not saved)`,

@@ -8,10 +8,11 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { type Command, defineCommand } from "./command.ts";
 import { CommandError } from "./errors.ts";
+import { EXEC_COMMANDS } from "./exec_commands.ts";
 import { EXPECT_COMMANDS } from "./expect_commands.ts";
 import { commandHelp, KEYS_HELP, overview, QUOTING_HELP } from "./help.ts";
 import { SESSION_COMMANDS } from "./session_commands.ts";
-import { TERMINAL_COMMANDS } from "./terminal_commands.ts";
+import { TERMINAL_COMMANDS, TYPING_COMMANDS } from "./terminal_commands.ts";
 import { closest, parseArgs } from "./words.ts";
 
 const HELP_TOPICS: Readonly<Record<string, string>> = { keys: KEYS_HELP, quoting: QUOTING_HELP };
@@ -102,6 +103,8 @@ line so far did.`,
 /** Every command, in the order `help` lists them. */
 export const COMMANDS: readonly Command[] = [
   ...SESSION_COMMANDS,
+  ...TYPING_COMMANDS,
+  ...EXEC_COMMANDS,
   ...TERMINAL_COMMANDS,
   ...EXPECT_COMMANDS,
   save,

@@ -1,32 +1,33 @@
 /**
- * Commands that act on the current session's terminal: type, key, exec,
- * input, screen, shot, clear, resize, record, wait.
+ * Commands that act on the current session's terminal: type, key, screen,
+ * shot, clear, wait, resize, record.
  * @module
  */
 
-import type { CommandResult, Session } from "../sessions/session.ts";
-import type { WaitCondition } from "../sessions/waits.ts";
+import type { CommandResult } from "../sessions/session.ts";
+import type { WaitCondition, WaitResult } from "../sessions/waits.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import { keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
 import { type Command, defineCommand } from "./command.ts";
-import type { ConsoleContext } from "./context.ts";
 import { CommandError, interruptible } from "./errors.ts";
+import { absorb } from "./exec_commands.ts";
+import { waitForPrompt } from "./prompt_wait.ts";
 import { drawScreen, timeoutMessage } from "./screen_view.ts";
 import { checkRegex, closest, parseArgs, parseDuration, parsePattern, parseSize } from "./words.ts";
-
 const type = defineCommand<string>({
   name: "type",
   aliases: ["t"],
   usage: "type TEXT...",
-  summary: "type text into the session, as a person would (no Enter)",
-  help: `Types the words, joined by single spaces, into the current session. Nothing
-else is sent: add "key Enter", or end quoted text with \\n (Enter is \\r; most
-programs take either). Multi-line text is sent as a bracketed paste when the
-program asked for it.
+  summary: "type text into the session, as a person would (a final \\n presses Enter)",
+  help: `Types the words, joined by single spaces, into the current session. A
+final \\n (in quotes: type "make\\n") presses Enter; other newlines are typed
+as one paste (bracketed when the program asked for it), so that several lines
+are not run one by one. Nothing else is sent: "key Enter" presses Enter.
 
 Examples:
   type ls -la
-  type "echo 'two  spaces'\\n"`,
+  type "echo 'two  spaces'\\n"
+  type "line one\\nline two"`,
   parse({ words }) {
     if (words.length === 0) {
       throw new CommandError(`Cannot run "type": give the text to type, e.g. type ls -la`);
@@ -34,7 +35,11 @@ Examples:
     return words.join(" ");
   },
   run(ctx, text) {
-    ctx.session().type(text);
+    const session = ctx.session();
+    // A final newline means Enter: typed as part of the text it would only end a paste.
+    const body = text.replace(/[\r\n]+$/, "");
+    if (body !== "") session.type(body);
+    if (body !== text) session.keys(["Enter"]);
     return {};
   },
 });
@@ -62,7 +67,8 @@ Key names: "help keys" lists them.`,
     return words;
   },
   run(ctx, names) {
-    ctx.session().keys(names);
+    const session = ctx.session();
+    session.keys(names);
     return {};
   },
 });
@@ -80,150 +86,6 @@ function checkKey(name: string): void {
     );
   }
 }
-
-interface ExecArgs {
-  command: string;
-  timeoutMs?: number;
-}
-
-const exec = defineCommand<ExecArgs>({
-  name: "exec",
-  aliases: ["x"],
-  usage: "exec [--timeout S] COMMAND LINE...",
-  summary: "run a command line in the shell and wait for it: output and exit code",
-  help: `Runs the rest of the line, exactly as written, in the current session's
-shell, waits until it ends, and shows its output and exit code (when it is not
-0). Only --timeout S, right after "exec", is read by termbridge; everything
-else goes to the shell. After the timeout (default 30 s) the command keeps
-running: "exec" with no command collects more of its output, "key C-c"
-interrupts it. "expect-exit" and "expect-output" check the last exec.
-
-Examples:
-  exec make test
-  exec --timeout 120 ./build.sh --release
-  exec cd "/tmp/a dir" && ls`,
-  raw: true,
-  parse({ raw }) {
-    let rest = raw.trim();
-    let timeoutMs: number | undefined;
-    for (;;) {
-      const option = /^--timeout(?:=|\s+)(\S+)(?:\s+|$)/.exec(rest);
-      if (option !== null) {
-        timeoutMs = parseDuration(option[1], "s", "--timeout");
-        rest = rest.slice(option[0].length);
-      } else if (/^--timeout\s*$/.test(rest)) {
-        throw new CommandError(
-          `Cannot use --timeout in "exec": give seconds, e.g. exec --timeout 60 make`,
-        );
-      } else if (/^--(?:\s|$)/.test(rest)) {
-        rest = rest.slice(2).trimStart();
-        break;
-      } else {
-        break;
-      }
-    }
-    return { command: rest, timeoutMs };
-  },
-  async run(ctx, args, signal) {
-    const session = ctx.session();
-    const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
-    const what = args.command === "" ? "the running command" : JSON.stringify(args.command);
-    const running = session.exec(args.command, timeoutMs);
-    const result = await interruptible(running, signal, `${what}; it is still running`).catch(
-      (error) => {
-        throw teachInterrupt(error, session);
-      },
-    );
-    remember(ctx, session, result);
-    return { output: describeResult(result, timeoutMs), data: result };
-  },
-});
-
-function teachInterrupt(error: unknown, session: Session): unknown {
-  if (!(error instanceof Error) || error.name !== "InterruptedError") return error;
-  return new CommandError(
-    `${error.message} in session "${session.name}": "key C-c" interrupts it, "exec" with no command collects its output`,
-  );
-}
-
-function remember(ctx: ConsoleContext, session: Session, result: CommandResult): void {
-  if (result.command !== "" || ctx.lastExec === undefined) {
-    ctx.lastExec = { session: session.name, result };
-    return;
-  }
-  // More output of the command run before: keep what was already collected.
-  const before = ctx.lastExec.result;
-  ctx.lastExec = {
-    session: session.name,
-    result: { ...result, command: before.command, output: before.output + result.output },
-  };
-}
-
-/** The command's output, then its exit code unless 0, or that it still runs. */
-function describeResult(result: CommandResult, timeoutMs: number): string {
-  const lines = [result.output.replace(/\n$/, "")].filter((text) => text !== "");
-  if (result.truncated) {
-    lines.unshift("[the start of the output was dropped: it exceeded the ceiling]");
-  }
-  if (result.status === "running") {
-    lines.push(
-      `[still running after ${
-        timeoutMs / 1000
-      } s: "exec" with no command collects more output, "key C-c" interrupts it]`,
-    );
-  } else if (result.exitCode !== null && result.exitCode !== 0) {
-    lines.push(`[exit ${result.exitCode}]`);
-  }
-  return lines.join("\n");
-}
-
-interface InputArgs {
-  text: string;
-  enter: boolean;
-  timeoutMs?: number;
-}
-
-const input = defineCommand<InputArgs>({
-  name: "input",
-  aliases: ["i"],
-  usage: "input TEXT... [--no-enter] [--timeout S]",
-  summary: "answer the running program: type TEXT and Enter, show what it printed",
-  help: `Sends input to the program running in the current session: the words
-joined by spaces, then Enter (unless --no-enter). A lone key name (C-c,
-Escape, ArrowUp) is pressed instead. Waits until the output settles, the
-command ends, or the timeout (default 30 s) passes, and shows the output
-the input caused.
-
-Examples:
-  exec --timeout 1 read -p "Name? " name; echo "hi $name"
-  input Ada
-  input C-c`,
-  spec: { options: { "no-enter": "flag", timeout: "value" } },
-  parse({ words }) {
-    const { options, positionals } = parseArgs("input", words, this.spec!);
-    if (positionals.length === 0) {
-      throw new CommandError(`Cannot run "input": give the text to send, e.g. input yes`);
-    }
-    return {
-      text: positionals.join(" "),
-      enter: options["no-enter"] !== true,
-      timeoutMs: options.timeout === undefined
-        ? undefined
-        : parseDuration(options.timeout as string, "s", "--timeout"),
-    };
-  },
-  async run(ctx, args, signal) {
-    const session = ctx.session();
-    const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
-    const result = await interruptible(
-      session.input(args.text, { enter: args.enter, timeoutMs }),
-      signal,
-      "the program's answer",
-    );
-    if (result.exitCode !== null) ctx.lastExec = { session: session.name, result };
-    return { output: describeResult(result, timeoutMs), data: result };
-  },
-});
 
 const screen = defineCommand<{ all: boolean; logical: boolean }>({
   name: "screen",
@@ -409,11 +271,15 @@ const wait = defineCommand<WaitArgs>({
     }
     const timeoutMs = args.timeoutMs ?? ctx.timeouts.wait;
     const what = describeCondition(args.condition);
-    const result = await interruptible(session.wait(args.condition, timeoutMs), signal, what)
+    const waiting: Promise<WaitResult & { collected?: CommandResult }> = args.condition.prompt
+      ? waitForPrompt(session, timeoutMs)
+      : session.wait(args.condition, timeoutMs);
+    const result = await interruptible(waiting, signal, what)
       .catch((error) => {
         if (!(error instanceof WaitTimeoutError)) throw error;
         throw new CommandError(timeoutMessage(session, what, timeoutMs, ctx.styled));
       });
+    if (result.collected) absorb(ctx, session, result.collected);
     return {
       note: `Done after ${result.elapsedMs} ms${
         result.match === undefined ? "" : `: matched ${JSON.stringify(result.match)}`
@@ -433,12 +299,11 @@ function describeCondition(condition: WaitCondition): string {
   return `${pattern} to ${condition.gone ? "disappear" : "appear"}`;
 }
 
-/** The terminal commands, in the order help lists them. */
+/** The commands that type, in the order help lists them. */
+export const TYPING_COMMANDS: readonly Command[] = [type, key];
+
+/** The commands that look at or change the terminal, in the order help lists them. */
 export const TERMINAL_COMMANDS: readonly Command[] = [
-  type,
-  key,
-  exec,
-  input,
   screen,
   shot,
   clear,

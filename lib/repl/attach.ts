@@ -33,11 +33,15 @@ const RESET =
   "\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l";
 
 /**
- * Attaches the person's terminal to `session` until Ctrl+] or the program's
- * exit; resolves with a line saying how it ended.
+ * Attaches the person's terminal to `session` until Ctrl+], the program's
+ * exit or `signal`; resolves with a line saying how it ended.
  * @throws {CommandError} when the session's program has exited
  */
-export async function attachSession(session: Session, io: AttachIo): Promise<string> {
+export async function attachSession(
+  session: Session,
+  io: AttachIo,
+  signal?: AbortSignal,
+): Promise<string> {
   const terminal = session.terminal;
   const status = terminal.exitStatus;
   if (status !== null) {
@@ -54,17 +58,28 @@ export async function attachSession(session: Session, io: AttachIo): Promise<str
       session.resize(Math.max(2, size.cols), Math.max(1, size.rows));
     }
   };
-  await io.write(
-    `Attached to "${session.name}": everything you type goes to it. Ctrl+] detaches.\r\n`,
-  );
-  fit();
-  io.setRawMode(true);
-  let onAltScreen = terminal.screenshot().altScreen;
-  await io.write(draw(session, onAltScreen));
-
-  let offset = terminal.rawLog.totalBytes;
   let detach!: (why: string) => void;
   const detached = new Promise<string>((resolve) => detach = resolve);
+  const onInput = (chunk: Uint8Array) => {
+    const bytes = new Uint8Array(chunk);
+    const at = bytes.indexOf(DETACH_BYTE);
+    const passed = at === -1 ? bytes : bytes.subarray(0, at);
+    if (passed.length > 0 && terminal.exitStatus === null) terminal.write(passed);
+    if (at !== -1) detach(`Detached from "${session.name}"`);
+    else fit(); // Cheap, and catches a resize the runtime did not report.
+  };
+  // Raw and listening at once: a cooked terminal would hold Ctrl+] back in its
+  // line buffer, and a chunk read while nobody listens can be lost.
+  io.setRawMode(true);
+  io.input.on("data", onInput);
+  io.input.resume();
+  const stopResize = io.onResize(fit);
+  const onAbort = () => detach(`Detached from "${session.name}": termbridge is stopping`);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+
+  let onAltScreen = false;
+  let offset = 0;
   let writing = false;
   let again = false;
   const pump = async () => {
@@ -90,33 +105,34 @@ export async function attachSession(session: Session, io: AttachIo): Promise<str
       writing = false;
     }
   };
-  const onInput = (chunk: Uint8Array) => {
-    const bytes = new Uint8Array(chunk);
-    const at = bytes.indexOf(DETACH_BYTE);
-    const passed = at === -1 ? bytes : bytes.subarray(0, at);
-    if (passed.length > 0 && terminal.exitStatus === null) terminal.write(passed);
-    if (at !== -1) detach(`Detached from "${session.name}"`);
-    else fit(); // Cheap, and catches a resize the runtime did not report.
-  };
-  const stopOutput = terminal.onChange(() => {
+  const onOutput = () => {
     void pump();
     const ended = terminal.exitStatus;
-    if (ended !== null) {
-      detach(
-        `"${session.name}" ${
-          ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.exitCode}`
-        }; detached`,
-      );
-    }
-  });
-  const stopResize = io.onResize(fit);
-  io.input.on("data", onInput);
-  io.input.resume();
+    if (ended === null) return;
+    detach(
+      `"${session.name}" ${
+        ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.exitCode}`
+      }; detached`,
+    );
+  };
+  let stopOutput = () => {};
   let why: string;
   try {
+    await io.write(
+      `Attached to "${session.name}": everything you type goes to it. Ctrl+] detaches.\r\n`,
+    );
+    fit();
+    onAltScreen = terminal.screenshot().altScreen;
+    // The picture and the offset after which output is passed on, taken together.
+    const picture = draw(session, onAltScreen);
+    offset = terminal.rawLog.totalBytes;
+    stopOutput = terminal.onChange(onOutput);
+    await io.write(picture);
+    onOutput(); // What arrived (or ended) while the picture was being written.
     why = await detached;
     await pump();
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     io.input.off("data", onInput);
     io.input.pause();
     stopOutput();

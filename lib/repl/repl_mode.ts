@@ -94,6 +94,8 @@ class Repl {
   #recent: string[] = [];
   readonly #interactive = runtime.isTerminal("stdin");
   readonly #styled = runtime.isTerminal("stdout");
+  /** Dim notes and red errors, unless NO_COLOR asks for none (https://no-color.org). */
+  readonly #color = this.#styled && !runtime.env().NO_COLOR;
   #rl!: Interface;
   readonly #queue: string[] = [];
   #busy = false;
@@ -111,7 +113,7 @@ class Repl {
       cwd: options.cwd,
       styled: this.#styled,
       size: options.size ?? fittingSize(),
-      attach: (session) => this.#attach(session),
+      attach: (session, signal) => this.#attach(session, signal),
     });
   }
 
@@ -137,7 +139,8 @@ class Repl {
       const open = this.#ctx.sessions.list().length;
       await this.#ctx.sessions.closeAll();
       if (this.#interactive && open > 0) {
-        await this.#print(this.#dim(`Closed ${open} session${open === 1 ? "" : "s"}.`) + "\n");
+        await this.#print(this.#dim(`Closed ${open} session${open === 1 ? "" : "s"}.`) + "\n")
+          .catch(() => {}); // The terminal hung up: nobody is left to read it.
       }
     }
     return 0;
@@ -199,7 +202,7 @@ class Repl {
     if (result.output !== "") parts.push(result.output);
     if (result.note !== undefined) parts.push(this.#dim(result.note));
     if (result.error !== undefined) {
-      parts.push(this.#styled ? RED[0] + result.error + RED[1] : result.error);
+      parts.push(this.#color ? RED[0] + result.error + RED[1] : result.error);
     }
     if (parts.length > 0) await this.#print(parts.join("\n") + "\n");
   }
@@ -228,19 +231,23 @@ class Repl {
       this.#queue.length = 0;
       this.#abort?.abort();
     }
-    if (!this.#attaching) this.#rl.close();
-    if (this.#interactive) process.stdout.write("\n");
     if (!this.#busy) this.#finished();
+    try {
+      if (!this.#attaching) this.#rl.close();
+      if (this.#interactive) process.stdout.write("\n");
+    } catch {
+      // The terminal hung up: there is nothing left to restore or to tell.
+    }
   }
 
-  async #attach(session: Session): Promise<string> {
+  async #attach(session: Session, signal: AbortSignal | undefined): Promise<string> {
     if (!this.#interactive || !this.#styled) {
       throw new CommandError(
         "Cannot attach: termbridge repl must run in a terminal (stdin and stdout) to hand it over",
       );
     }
     this.#attaching = true;
-    this.#rl.close();
+    this.#rl.close(); // Leaves the terminal cooked: attach makes it raw again at once.
     try {
       return await attachSession(session, {
         input: process.stdin,
@@ -251,7 +258,7 @@ class Repl {
           process.stdout.on("resize", handler);
           return () => void process.stdout.off("resize", handler);
         },
-      });
+      }, signal);
     } finally {
       this.#attaching = false;
       if (!this.#inputClosed) this.#openReadline();
@@ -261,7 +268,7 @@ class Repl {
   #remember(line: string): void {
     if (line.trim() === "") return;
     this.#recent = [line, ...this.#recent.filter((l) => l !== line)].slice(0, HISTORY_SIZE);
-    if (this.#history === undefined) return;
+    if (this.#history === undefined || !this.#interactive) return;
     try {
       this.#history.append(line);
     } catch (error) {
@@ -283,7 +290,7 @@ class Repl {
   }
 
   #dim(text: string): string {
-    return this.#styled ? DIM[0] + text + DIM[1] : text;
+    return this.#color ? DIM[0] + text + DIM[1] : text;
   }
 
   #print(text: string): Promise<void> {

@@ -35,7 +35,7 @@ Options:
   -k, --keep-going        run every line, even after one failed
       --timeout S         default timeout of expect and wait, seconds (default 10)
       --exec-timeout S    default timeout of exec and input, seconds (default 30)
-  -x, --trace             print each line on stderr before running it
+  -x, --trace             print each line on stderr before running it, and how it went
   -h, --help              show this help
 
 Exit status: 0 every line succeeded; 1 a line failed, could not be read, or a
@@ -209,6 +209,9 @@ export async function runMain(args: string[]): Promise<number> {
       const result = await runParsed(ctx, parsed, { signal: abort.signal });
       report.push(step(number, result, performance.now() - started));
       if (!options.json && result.output !== "") await runtime.writeStdout(result.output + "\n");
+      if (options.trace && result.note !== undefined) {
+        await runtime.writeStderr(`  ${result.note}\n`);
+      }
       if (!result.ok) {
         failures++;
         await fail(number, parsed.line, result.error ?? "failed");

@@ -1,0 +1,195 @@
+/**
+ * Commands that run things in the current session's shell and collect what
+ * they printed: exec and input.
+ * @module
+ */
+
+import { SessionBusyError } from "../sessions/errors.ts";
+import type { CommandResult, Session } from "../sessions/session.ts";
+import { type Command, defineCommand } from "./command.ts";
+import type { ConsoleContext } from "./context.ts";
+import { CommandError, interruptible } from "./errors.ts";
+import { parseArgs, parseDuration } from "./words.ts";
+
+interface ExecArgs {
+  command: string;
+  timeoutMs?: number;
+}
+
+const exec = defineCommand<ExecArgs>({
+  name: "exec",
+  aliases: ["x"],
+  usage: "exec [--timeout S] COMMAND LINE...",
+  summary: "run a command line in the shell and wait for it: output and exit code",
+  help: `Runs the rest of the line, exactly as written, in the current session's
+shell, waits until it ends, and shows its output and exit code (when it is not
+0). Only --timeout S, right after "exec", is read by termbridge; everything
+else goes to the shell. After the timeout (default 30 s) the command keeps
+running: "exec" with no command collects more of its output, "key C-c"
+interrupts it. "expect-exit" and "expect-output" check the last exec.
+
+Examples:
+  exec make test
+  exec --timeout 120 ./build.sh --release
+  exec cd "/tmp/a dir" && ls`,
+  raw: true,
+  parse({ raw }) {
+    let rest = raw.trim();
+    let timeoutMs: number | undefined;
+    for (;;) {
+      const option = /^--timeout(?:=|\s+)(\S+)(?:\s+|$)/.exec(rest);
+      if (option !== null) {
+        timeoutMs = parseDuration(option[1], "s", "--timeout");
+        rest = rest.slice(option[0].length);
+      } else if (/^--timeout\s*$/.test(rest)) {
+        throw new CommandError(
+          `Cannot use --timeout in "exec": give seconds, e.g. exec --timeout 60 make`,
+        );
+      } else if (/^--(?:\s|$)/.test(rest)) {
+        rest = rest.slice(2).trimStart();
+        break;
+      } else {
+        break;
+      }
+    }
+    return { command: rest, timeoutMs };
+  },
+  async run(ctx, args, signal) {
+    const session = ctx.session();
+    const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
+    const what = args.command === "" ? "the running command" : JSON.stringify(args.command);
+    if (args.command !== "" && session.running !== null) {
+      await interruptible(settle(ctx, session, Math.min(timeoutMs, BUSY_GRACE_MS)), signal, what);
+    }
+    const running = session.exec(args.command, timeoutMs);
+    const result = await interruptible(running, signal, `${what}; it is still running`).catch(
+      (error) => {
+        throw teach(error, session, args.command);
+      },
+    );
+    if (args.command === "" && result.command === "") {
+      return { note: `Nothing is running in session "${session.name}"`, data: result };
+    }
+    if (args.command === "") {
+      // More of a command run before: keep what was collected of it already.
+      if (!absorb(ctx, session, result)) ctx.lastExec = { session: session.name, result };
+    } else {
+      ctx.lastExec = { session: session.name, result };
+    }
+    return { output: describeResult(result, timeoutMs), data: result };
+  },
+});
+
+/** How long exec waits for a command still running (just interrupted, say) before refusing. */
+const BUSY_GRACE_MS = 2000;
+
+/**
+ * Collects the end of a command `exec` left running (waiting up to `waitMs`,
+ * e.g. for one just interrupted with C-c), so that its result joins the last
+ * exec's for `expect-exit`, before the next command runs.
+ */
+async function settle(ctx: ConsoleContext, session: Session, waitMs: number): Promise<void> {
+  absorb(ctx, session, await session.exec("", waitMs));
+}
+
+/**
+ * Adds a later part of the last exec's command (collected after it timed
+ * out) to what was collected before, for expect-exit and expect-output.
+ * @returns whether `result` was that command's
+ */
+export function absorb(ctx: ConsoleContext, session: Session, result: CommandResult): boolean {
+  const last = ctx.lastExec;
+  if (
+    last === undefined || last.session !== session.name || last.result.status !== "running" ||
+    last.result.command !== result.command
+  ) return false;
+  ctx.lastExec = {
+    session: session.name,
+    result: { ...result, output: last.result.output + result.output },
+  };
+  return true;
+}
+
+/** Says, in the console's words, what to do about an interrupted wait or a busy session. */
+function teach(error: unknown, session: Session, command: string): unknown {
+  if (error instanceof SessionBusyError && session.running !== null) {
+    return new CommandError(
+      `Cannot run ${JSON.stringify(command)} in session "${session.name}": ${
+        JSON.stringify(session.running)
+      } is still running; "key C-c" interrupts it, "wait prompt" waits for its end, "input TEXT" answers it`,
+    );
+  }
+  if (!(error instanceof Error) || error.name !== "InterruptedError") return error;
+  return new CommandError(
+    `${error.message} in session "${session.name}": "key C-c" interrupts it, "exec" with no command collects its output`,
+  );
+}
+
+/** The command's output, then its exit code unless 0, or that it still runs. */
+function describeResult(result: CommandResult, timeoutMs: number): string {
+  const lines = [result.output.replace(/\n$/, "")].filter((text) => text !== "");
+  if (result.truncated) {
+    lines.unshift("[the start of the output was dropped: it exceeded the ceiling]");
+  }
+  if (result.status === "running") {
+    lines.push(
+      `[still running after ${
+        timeoutMs / 1000
+      } s: "exec" with no command collects more output, "key C-c" interrupts it]`,
+    );
+  } else if (result.exitCode !== null && result.exitCode !== 0) {
+    lines.push(`[exit ${result.exitCode}]`);
+  }
+  return lines.join("\n");
+}
+
+interface InputArgs {
+  text: string;
+  enter: boolean;
+  timeoutMs?: number;
+}
+
+const input = defineCommand<InputArgs>({
+  name: "input",
+  aliases: ["i"],
+  usage: "input TEXT... [--no-enter] [--timeout S]",
+  summary: "answer the running program: type TEXT and Enter, show what it printed",
+  help: `Sends input to the program running in the current session: the words
+joined by spaces, then Enter (unless --no-enter). A lone key name (C-c,
+Escape, ArrowUp) is pressed instead. Waits until the output settles, the
+command ends, or the timeout (default 30 s) passes, and shows the output
+the input caused.
+
+Examples:
+  exec --timeout 1 read -p "Name? " name; echo "hi $name"
+  input Ada
+  input C-c`,
+  spec: { options: { "no-enter": "flag", timeout: "value" } },
+  parse({ words }) {
+    const { options, positionals } = parseArgs("input", words, this.spec!);
+    if (positionals.length === 0) {
+      throw new CommandError(`Cannot run "input": give the text to send, e.g. input yes`);
+    }
+    return {
+      text: positionals.join(" "),
+      enter: options["no-enter"] !== true,
+      timeoutMs: options.timeout === undefined
+        ? undefined
+        : parseDuration(options.timeout as string, "s", "--timeout"),
+    };
+  },
+  async run(ctx, args, signal) {
+    const session = ctx.session();
+    const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
+    const result = await interruptible(
+      session.input(args.text, { enter: args.enter, timeoutMs }),
+      signal,
+      "the program's answer",
+    );
+    if (result.exitCode !== null) ctx.lastExec = { session: session.name, result };
+    return { output: describeResult(result, timeoutMs), data: result };
+  },
+});
+
+/** The commands that run things, in the order help lists them. */
+export const EXEC_COMMANDS: readonly Command[] = [exec, input];
