@@ -104,7 +104,6 @@ export class Session {
   readonly program: string[];
   readonly terminal: Terminal;
   readonly integration: "shell" | "none";
-  readonly #shell: IntegratedShell | undefined;
   #cwd: string;
   #atPrompt = false;
   #promptCount = 0;
@@ -118,22 +117,17 @@ export class Session {
     this.name = options.name;
     this.program = options.program ?? [defaultShell(env)];
     this.#cwd = options.cwd ?? runtime.cwd();
-    this.#shell = integrateShell(this.program[0], this.program.slice(1));
-    this.integration = this.#shell ? "shell" : "none";
+    const shell = integrateShell(this.program[0], this.program.slice(1));
+    this.integration = shell ? "shell" : "none";
     const spawn: TerminalOptions = {
-      argv: this.#shell?.argv ?? this.program,
+      argv: shell?.argv ?? this.program,
       cwd: this.#cwd,
-      env: { ...env, ...this.#shell?.env },
+      env: { ...env, ...shell?.env },
       cols: options.cols,
       rows: options.rows,
       scrollback: options.scrollback,
     };
-    try {
-      this.terminal = Terminal.spawn(spawn);
-    } catch (error) {
-      this.#shell?.cleanup();
-      throw error;
-    }
+    this.terminal = Terminal.spawn(spawn);
     this.terminal.onOsc((osc, offset) => this.#mark(osc, offset));
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) this.record(options.record);
@@ -326,11 +320,10 @@ export class Session {
     };
   }
 
-  /** Ends the program (its whole process group), the recording and the integration files. */
+  /** Ends the program (every process group of its terminal's session) and the recording. */
   async close(): Promise<void> {
     await this.terminal.dispose();
     this.record(null);
-    this.#shell?.cleanup();
   }
 
   #send(text: string, enter: string): void {

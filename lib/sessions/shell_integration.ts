@@ -6,7 +6,15 @@
  * @module
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
@@ -67,18 +75,45 @@ const ZSH_RC = [
   "",
 ].join("\n");
 
-/** How to start a shell with integration, and how to clean up after it. */
+/** How to start a shell with integration. */
 export interface IntegratedShell {
   argv: string[];
   /** Variables to add to the shell's environment. */
   env: Record<string, string>;
-  /** Removes the generated start-up files. */
-  cleanup(): void;
 }
 
 /** The shells termbridge integrates with. */
 export function supportsIntegration(program: string): boolean {
   return ["bash", "zsh"].includes(basename(program));
+}
+
+/**
+ * The directory of the start-up files: one per user, shared by every session
+ * and kept (nested shells read the bash file for as long as they start, and a
+ * session killed with its host must not leave a directory behind).
+ */
+function startupDirectory(): string {
+  const dir = join(tmpdir(), `termbridge-${process.getuid?.() ?? "user"}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const info = lstatSync(dir);
+    if (info.isDirectory() && info.uid === process.getuid?.()) return dir;
+  } catch {
+    // Not usable (read-only, not ours): a private directory below will do.
+  }
+  return mkdtempSync(join(tmpdir(), "termbridge-shell-"));
+}
+
+/** Writes `content` to `path` unless it is there already (atomically: sessions start concurrently). */
+function writeOnce(path: string, content: string): void {
+  try {
+    if (readFileSync(path, "utf8") === content) return;
+  } catch {
+    // Not written yet.
+  }
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(temporary, content, { mode: 0o600 });
+  renameSync(temporary, path);
 }
 
 /**
@@ -88,15 +123,16 @@ export function supportsIntegration(program: string): boolean {
 export function integrateShell(shell: string, args: string[] = []): IntegratedShell | undefined {
   const name = basename(shell);
   if (!supportsIntegration(name)) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), "termbridge-shell-"));
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const dir = startupDirectory();
   if (name === "bash") {
     const rc = join(dir, "bashrc");
-    writeFileSync(rc, bashRc(rc));
-    return { argv: [shell, "--rcfile", rc, "-i", ...args], env: {}, cleanup };
+    writeOnce(rc, bashRc(rc));
+    return { argv: [shell, "--rcfile", rc, "-i", ...args], env: {} };
   }
-  writeFileSync(join(dir, ".zshrc"), ZSH_RC);
-  return { argv: [shell, "-i", ...args], env: { ZDOTDIR: dir }, cleanup };
+  const zdotdir = join(dir, "zsh");
+  mkdirSync(zdotdir, { recursive: true, mode: 0o700 });
+  writeOnce(join(zdotdir, ".zshrc"), ZSH_RC);
+  return { argv: [shell, "-i", ...args], env: { ZDOTDIR: zdotdir } };
 }
 
 /** A parsed shell-integration mark. */

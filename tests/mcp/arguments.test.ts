@@ -87,15 +87,19 @@ describe("mcp bad arguments", () => {
     });
   });
 
-  it("mcp: an openSession that fails leaves no temporary files behind", async () => {
-    // The shell's start-up files are written before the spawn: a failed open must remove them.
+  it("mcp: opening sessions, failed or not, leaves no per-session temporary files", async () => {
+    // The shell's start-up files are shared by every session (one directory per user).
     await withMcp(async (mcp) => {
       for (const cwd of ["relative/dir", "/nonexistent/termbridge-dir"]) {
         const result = await mcp.call("openSession", { name: "bad-cwd", cwd });
         assert.equal(result.isError, true, cwd);
       }
-      const left = readdirSync(mcp.tmpDir).filter((name) => name.startsWith("termbridge-shell-"));
-      assert.deepEqual(left, []);
+      await mcp.ok("openSession", { name: "one" });
+      await mcp.ok("openSession", { name: "two" });
+      await mcp.ok("closeSession", { name: "one" });
+      const left = readdirSync(mcp.tmpDir);
+      assert.ok(left.length <= 1, `one shared directory at most, got ${JSON.stringify(left)}`);
+      assert.deepEqual(left.filter((name) => name.startsWith("termbridge-shell-")), []);
     });
   });
 
