@@ -13,7 +13,7 @@ import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
 import { CastRecorder } from "./recorder.ts";
-import { type IntegratedShell, integrateShell, parseShellMark } from "./shell_integration.ts";
+import { integrateShell, parseShellMark } from "./shell_integration.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 
 /** How the end of a command was known. */
