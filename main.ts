@@ -48,13 +48,17 @@ async function main(args: string[]): Promise<number> {
   return await (await load())(rest);
 }
 
+const args = runtime.args();
 try {
-  const code = await main(runtime.args());
+  const code = await main(args);
   await runtime.writeStdout(""); // Everything written reaches stdout before the exit.
   runtime.exit(code);
 } catch (error) {
   if (error instanceof UsageError) {
-    await runtime.writeStderr(`termbridge: ${error.message}\nRun "termbridge --help" for usage.\n`);
+    const mode = MODES.some((m) => m.name === args[0]) ? `${args[0]} ` : "";
+    await runtime.writeStderr(
+      `termbridge: ${error.message}\nRun "termbridge ${mode}--help" for usage.\n`,
+    );
     runtime.exit(EXIT.usage);
   }
   // The core's own errors carry a message meant for the user; anything else is a bug: show where.
