@@ -13,6 +13,7 @@ interface DenoTestApi {
   test(definition: {
     name: string;
     fn: Body;
+    ignore?: boolean;
     sanitizeOps: boolean;
     sanitizeResources: boolean;
     sanitizeExit: boolean;
@@ -41,13 +42,23 @@ const TIMEOUT_MS = 60_000;
 
 /** Declares a test; under Deno with every sanitizer on. */
 export function it(name: string, fn: Body): void {
+  itWhen(true, name, fn);
+}
+
+/**
+ * Declares a test that runs only when `condition` holds (a program that may
+ * be missing on a developer's machine; CI installs it), reported as skipped
+ * otherwise.
+ */
+export function itWhen(condition: boolean, name: string, fn: Body): void {
   if (denoTest === undefined) {
-    nodeTest.it(name, { timeout: TIMEOUT_MS }, fn);
+    nodeTest.it(name, { timeout: TIMEOUT_MS, skip: !condition }, fn);
     return;
   }
   denoTest.test({
     name: [...prefixes, name].join(" > "),
     fn,
+    ignore: !condition,
     sanitizeOps: true,
     sanitizeResources: true,
     sanitizeExit: true,

@@ -1,0 +1,40 @@
+import { describe, itWhen } from "../harness.ts";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { SessionManager } from "../../lib/sessions/manager.ts";
+import { resolveProgram } from "../../lib/terminal/launch.ts";
+
+function installed(program: string): boolean {
+  try {
+    resolveProgram(program, runtime.env(), "/");
+    return true;
+  } catch {
+    return false; // Not on PATH: the test is skipped (CI installs zsh).
+  }
+}
+
+describe("sessions: zsh", () => {
+  itWhen(
+    installed("zsh"),
+    "sessions: zsh gets shell integration: output, exit code, cwd",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), "termbridge-zsh-"));
+      const sessions = new SessionManager({ cwd: home, env: { HOME: home, ZDOTDIR: home } });
+      try {
+        const session = await sessions.open({ name: "z", program: ["zsh"] });
+        assert.equal(session.integration, "shell");
+        const first = await session.exec("echo hi; false", 10_000);
+        assert.deepEqual([first.status, first.exitCode, first.output], ["completed", 1, "hi\n"]);
+        await session.exec("mkdir -p 'a dir' && cd 'a dir'", 10_000);
+        const where = await session.exec("printf %s no-newline", 10_000);
+        assert.deepEqual([where.output, where.cwd], ["no-newline", join(home, "a dir")]);
+      } finally {
+        await sessions.closeAll();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
+});
