@@ -5,6 +5,8 @@
  */
 
 /** One printed figure next to its baseline. */
+import process from "node:process";
+
 export interface Row {
   /** Which section measured it: `"throughput plain"`, `"round trip"`... */
   section: string;
@@ -114,4 +116,21 @@ export function envNumber(env: Record<string, string>, name: string, fallback: n
     throw new RangeError(`Cannot read ${name}: expected a positive number, got "${text}"`);
   }
   return value;
+}
+
+/**
+ * A section that failed, as one row (so the other sections still report);
+ * the error goes to stderr and the exit code becomes 1.
+ */
+export function failedRow(section: string, error: unknown): Row[] {
+  console.error(error);
+  process.exitCode = 1;
+  const message = error instanceof Error ? error.message : String(error);
+  return [{
+    section,
+    measure: "FAILED",
+    value: message.split("\n")[0],
+    baseline: "-",
+    verdict: "-",
+  }];
 }

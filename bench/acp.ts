@@ -35,7 +35,15 @@ import { latencySection } from "./_acp_latency.ts";
 import { throughputSection } from "./_acp_throughput.ts";
 import { type ServePreference, startServe } from "./_acp_serve.ts";
 import { removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
-import { envNumber, formatMarkdown, formatTable, progress, type Row, verdict } from "./_report.ts";
+import {
+  envNumber,
+  failedRow,
+  formatMarkdown,
+  formatTable,
+  progress,
+  type Row,
+  verdict,
+} from "./_report.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -56,20 +64,6 @@ function readConfig(env: Record<string, string>) {
     floodRuns: envNumber(env, "BENCH_FLOOD_RUNS", 3),
     markdown: env.BENCH_MARKDOWN === "1",
   };
-}
-
-/** A failed section as one row, so that the other section still reports. */
-function failedRow(section: string, error: unknown): Row[] {
-  console.error(error);
-  process.exitCode = 1;
-  const message = error instanceof Error ? error.message : String(error);
-  return [{
-    section,
-    measure: "FAILED",
-    value: message.split("\n")[0],
-    baseline: "-",
-    verdict: "-",
-  }];
 }
 
 /** Runs both sections over one SDK connection to one serve child. */

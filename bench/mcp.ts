@@ -25,7 +25,6 @@
 
 import { cpus } from "node:os";
 import { dirname, resolve } from "node:path";
-import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { runtime } from "../lib/runtime/mod.ts";
 import {
@@ -38,6 +37,7 @@ import {
 import { roundTripSection } from "./_mcp_round_trip.ts";
 import {
   envNumber,
+  failedRow,
   fixed,
   formatMarkdown,
   formatTable,
@@ -64,20 +64,6 @@ function readConfig(env: Record<string, string>) {
     warmups: env.BENCH_WARMUP === "0" ? 0 : envNumber(env, "BENCH_WARMUP", 10),
     markdown: env.BENCH_MARKDOWN === "1",
   };
-}
-
-/** A failed section as one row, so that the other section still reports. */
-function failedRow(section: string, error: unknown): Row[] {
-  console.error(error);
-  process.exitCode = 1;
-  const message = error instanceof Error ? error.message : String(error);
-  return [{
-    section,
-    measure: "FAILED",
-    value: message.split("\n")[0],
-    baseline: "-",
-    verdict: "-",
-  }];
 }
 
 /** Section 1: fresh servers, each timed from spawn to initialize and to tools/list, then stopped. */

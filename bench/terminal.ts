@@ -22,12 +22,18 @@
 
 import { cpus } from "node:os";
 import { dirname, resolve } from "node:path";
-import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { runtime } from "../lib/runtime/mod.ts";
 import { type FloodFile, removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
 import { printRows, runIsolated } from "./_isolate.ts";
-import { envNumber, formatMarkdown, formatTable, progress, type Row } from "./_report.ts";
+import {
+  envNumber,
+  failedRow,
+  formatMarkdown,
+  formatTable,
+  progress,
+  type Row,
+} from "./_report.ts";
 import { roundTripSection } from "./_round_trip.ts";
 import { canCollect } from "./_rss.ts";
 import { sessionsSection } from "./_sessions.ts";
@@ -118,17 +124,7 @@ async function guardedJob(job: Job, config: Config): Promise<Row[]> {
     if (!config.isolate) return await runJob(job, config);
     return runIsolated(SCRIPT, { BENCH_JOB: jobName(job) }, jobName(job));
   } catch (error) {
-    console.error(error);
-    process.exitCode = 1;
-    const message = error instanceof Error ? error.message : String(error);
-    const section = job.flood ? `throughput ${job.flood}` : job.section;
-    return [{
-      section,
-      measure: "FAILED",
-      value: message.split("\n")[0],
-      baseline: "-",
-      verdict: "-",
-    }];
+    return failedRow(job.flood ? `throughput ${job.flood}` : job.section, error);
   }
 }
 
