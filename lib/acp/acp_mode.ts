@@ -276,7 +276,17 @@ class AcpRun {
   }
 
   async #authenticate(methods: acp.AuthMethod[]): Promise<number | undefined> {
-    if (this.#options.auth === undefined) return undefined;
+    if (this.#options.auth === undefined) {
+      if (methods.length > 0) {
+        const offered = methods.map((m) => `${m.id} (${m.name})`).join(", ");
+        this.#renderer.event({
+          type: "notice",
+          message:
+            `The agent offers authentication: ${offered}; choose one with --auth ID if it asks`,
+        });
+      }
+      return undefined;
+    }
     if (!methods.some((m) => m.id === this.#options.auth)) {
       const known = methods.map((m) => `"${m.id}"`).join(", ") || "none";
       this.#renderer.event({
