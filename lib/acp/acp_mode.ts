@@ -321,7 +321,7 @@ class AcpRun {
     let interrupts = 0;
     this.#chat?.onInterrupt(() => {
       interrupts++;
-      if (interrupts === 1) this.#cancelTurn();
+      if (interrupts === 1) void this.#cancelTurn();
       else this.#quit();
     });
     this.#turn = this.#connection.agent.request(acp.methods.agent.session.prompt, {
@@ -362,19 +362,25 @@ class AcpRun {
   }
 
   /** Sends `session/cancel` for the running turn and cancels pending permission questions. */
-  #cancelTurn(): void {
-    if (this.#turn === undefined || this.#sessionId === "") return;
+  /** Sends `session/cancel` for the running turn; resolves once it was written (or failed). */
+  #cancelTurn(hint = "Ctrl+C again to quit"): Promise<void> {
+    if (this.#turn === undefined || this.#sessionId === "") return Promise.resolve();
     this.#desk.cancelAll();
-    void this.#connection.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: this.#sessionId,
-    });
-    this.#renderer.event({ type: "notice", message: "Cancelling the turn (Ctrl+C again to quit)" });
+    this.#renderer.event({ type: "notice", message: `Cancelling the turn (${hint})` });
+    return this.#connection.agent
+      .notify(acp.methods.agent.session.cancel, { sessionId: this.#sessionId })
+      .catch(() => {}); // The agent is gone: there is nothing left to cancel.
   }
 
+  /**
+   * Cancels the turn and gives the agent a moment to end it (so its last
+   * updates and the `cancelled` stop are shown), then closes.
+   */
   #quit(): void {
     this.#cancelled = true;
-    this.#cancelTurn();
-    this.#connection.close();
+    const turn = this.#turn?.catch(() => {}); // Its failure is reported where it is awaited.
+    const ended = this.#cancelTurn("quitting").then(() => turn);
+    void settleWithin(ended, 1000).then(() => this.#connection.close());
   }
 
   #watchSignals(): void {
@@ -383,7 +389,7 @@ class AcpRun {
       runtime.onSignal(signal, () => {
         if (signal === "SIGINT" && this.#turn !== undefined && !this.#cancelled) {
           this.#cancelled = true;
-          this.#cancelTurn();
+          void this.#cancelTurn();
           return;
         }
         this.#quit();

@@ -55,8 +55,11 @@ export function explainInvalidParams(stream: acp.Stream): acp.Stream {
   return { readable: stream.readable, writable: explain.writable };
 }
 
+/** A request the connection will answer with its own id (an invalid one is answered with id null). */
 function isRequest(message: acp.AnyMessage): message is acp.AnyRequest {
-  return "method" in message && "id" in message;
+  const { jsonrpc, method, id } = message as { jsonrpc?: unknown; method?: unknown; id?: unknown };
+  return jsonrpc === "2.0" && typeof method === "string" &&
+    (typeof id === "string" || typeof id === "number");
 }
 
 /**
@@ -68,7 +71,8 @@ export function answerBeforeClosing(
   stream: acp.Stream,
   beforeClose: () => Promise<void>,
 ): acp.Stream {
-  const unanswered = new Set<acp.JsonRpcId>();
+  // Counted per id: a careless client may reuse one while the first is pending.
+  const unanswered = new Map<acp.JsonRpcId, number>();
   let settled: (() => void) | undefined;
   const checkSettled = () => {
     if (unanswered.size === 0) settled?.();
@@ -76,7 +80,7 @@ export function answerBeforeClosing(
   const readable = new ReadableStream<acp.AnyMessage>({
     async start(controller) {
       for await (const message of stream.readable) {
-        if (isRequest(message)) unanswered.add(message.id);
+        if (isRequest(message)) unanswered.set(message.id, (unanswered.get(message.id) ?? 0) + 1);
         controller.enqueue(message);
       }
       await beforeClose();
@@ -91,7 +95,11 @@ export function answerBeforeClosing(
   const writable = new WritableStream<acp.AnyMessage>({
     async write(message) {
       await writer.write(message);
-      if (!("method" in message) && "id" in message) unanswered.delete(message.id);
+      if (!("method" in message) && "id" in message) {
+        const left = (unanswered.get(message.id) ?? 1) - 1;
+        if (left > 0) unanswered.set(message.id, left);
+        else unanswered.delete(message.id);
+      }
       checkSettled();
     },
     close: () => writer.close(),

@@ -111,6 +111,16 @@ export class TerminalService {
    * @throws {SpawnError} when a program to exec directly does not exist
    */
   create(request: CreateRequest): string {
+    for (
+      const [field, value] of [
+        ["command", request.command],
+        ...(request.args ?? []).map((a, i) => [`args[${i}]`, a]),
+      ]
+    ) {
+      if (value.includes("\0")) {
+        throw new InvalidRequestError(`Cannot run the command: ${field} contains a NUL character`);
+      }
+    }
     const cwd = request.cwd ?? this.#options.cwd;
     try {
       checkWorkingDirectory(cwd);
@@ -124,6 +134,13 @@ export class TerminalService {
           `Cannot set environment variable ${
             JSON.stringify(name)
           }: a name must be non-empty and contain no "=" or NUL`,
+        );
+      }
+      if (value.includes("\0")) {
+        throw new InvalidRequestError(
+          `Cannot set environment variable ${
+            JSON.stringify(name)
+          }: its value contains a NUL character`,
         );
       }
       env[name] = value;

@@ -6,7 +6,7 @@
 
 import { type ExitStatus, type PtyProcess, runtime } from "../runtime/mod.ts";
 import { Emulator } from "./emulator.ts";
-import { TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
+import { SpawnError, TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
 import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
 import { OutputLog } from "./output_log.ts";
@@ -102,14 +102,20 @@ export class Terminal {
     this.#raw = new OutputLog(options.rawLimit ?? TERMINAL_DEFAULTS.rawLimit);
     this.#text = new OutputLog(options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit);
     if (options.screen !== "lazy") this.#emulator = new Emulator(this.#size);
-    this.#pty = runtime.spawnPty({
-      argv: [path, ...args],
-      cwd,
-      env,
-      cols: this.#size.cols,
-      rows: this.#size.rows,
-      onData: (bytes) => this.#receive(bytes),
-    });
+    try {
+      this.#pty = runtime.spawnPty({
+        argv: [path, ...args],
+        cwd,
+        env,
+        cols: this.#size.cols,
+        rows: this.#size.rows,
+        onData: (bytes) => this.#receive(bytes),
+      });
+    } catch (error) {
+      this.#emulator?.dispose();
+      // E2BIG (arguments too long), EAGAIN (no processes left)...: the request, not a bug.
+      throw new SpawnError(`Cannot start ${JSON.stringify(program)}: ${(error as Error).message}`);
+    }
     this.#exited = this.#pty.exited.then((status) => {
       const rest = this.#plain.end();
       if (rest !== "") this.#text.append(encoder.encode(rest));

@@ -389,6 +389,58 @@ describe("serve", () => {
     }
   });
 
+  it("serve: end of stdin after invalid requests with ids still exits 0", async () => {
+    const client = ServeClient.start();
+    try {
+      // Answered with id null (the SDK's way), so they must not count as pending.
+      await client.send('{"id":8,"method":"x"}');
+      await client.send('{"jsonrpc":"2.0","id":10,"method":5}');
+      const invalid = await client.responseTo(null);
+      assert.equal(invalid.error?.code, -32600);
+      await client.child.closeStdin();
+      const { status } = await client.child.finished();
+      assert.deepEqual(status, { exitCode: 0, signal: null });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("serve: requests that reuse an id are all answered before the end of stdin", async () => {
+    const client = ServeClient.start();
+    try {
+      const sleeper = await create(client, { command: "sleep 100" });
+      const ids = { sessionId: SESSION, terminalId: sleeper };
+      await client.send(
+        JSON.stringify({ jsonrpc: "2.0", id: 77, method: "terminal/wait_for_exit", params: ids }),
+      );
+      await client.send(
+        JSON.stringify({ jsonrpc: "2.0", id: 77, method: "terminal/output", params: ids }),
+      );
+      await client.child.closeStdin();
+      const { status } = await client.child.finished();
+      assert.deepEqual(status, { exitCode: 0, signal: null });
+      const answers = client.child.lines.filter((line) => JSON.parse(line).id === 77);
+      assert.equal(answers.length, 2, answers.join("\n"));
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("serve: NUL characters in a command are invalid params naming the field", async () => {
+    await withServe(async (client) => {
+      for (
+        const params of [{ command: "echo", args: ["a\0b"] }, {
+          command: "echo",
+          env: [{ name: "A", value: "x\0y" }],
+        }]
+      ) {
+        const response = await client.request("terminal/create", { sessionId: SESSION, ...params });
+        assert.equal(response.error?.code, -32602);
+        assert.match(response.error?.message ?? "", /NUL character/);
+      }
+    });
+  });
+
   it("serve: SIGTERM kills every terminal and exits 0", async () => {
     const client = ServeClient.start();
     try {
