@@ -176,11 +176,13 @@ describe("terminal: input", () => {
   it("terminal: Ctrl+C interrupts sleep in a shell with status 130", async () => {
     await withTerminal({ argv: BASH, env: bashEnv() }, async (terminal) => {
       await terminal.waitForText("tb$");
-      terminal.type("sleep 100\r");
-      await terminal.waitForText("sleep 100");
+      // "42" on a line of its own is output, not the echo: the command is running.
+      terminal.type("echo $((6*7)); sleep 100\r");
+      await terminal.waitForText(/^42$/m);
       terminal.sendKeys("C-c");
+      await terminal.waitForText(/^tb\$$/m); // The prompt is back on a line of its own.
       terminal.type("echo status=$?\r");
-      await terminal.waitForText("status=130");
+      await terminal.waitForText(/^status=130$/m);
     });
   });
 
