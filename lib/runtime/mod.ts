@@ -10,5 +10,4 @@ export const runtime: Runtime = "Deno" in globalThis
   ? (await import("./deno.ts")).denoRuntime
   : (await import("./bun.ts")).bunRuntime;
 
-export { signalName, signalNumber } from "./signals.ts";
 export type * from "./types.ts";

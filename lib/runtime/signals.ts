@@ -1,6 +1,6 @@
 /**
- * Linux signal numbers and names, for turning `128 + n` exit codes and
- * numeric signals into the names the protocols report.
+ * Linux signal names, for turning numeric signals into the names the
+ * protocols report.
  * @module
  */
 
@@ -38,22 +38,10 @@ const SIGNAL_NAMES: Record<number, string> = {
   31: "SIGSYS",
 };
 
-const SIGNAL_NUMBERS: Record<string, number> = Object.fromEntries(
-  Object.entries(SIGNAL_NAMES).map(([n, name]) => [name, Number(n)]),
-);
-
 /**
  * Returns the name of a signal number.
  * @example signalName(15) // "SIGTERM"
  */
 export function signalName(signal: number): string {
   return SIGNAL_NAMES[signal] ?? `SIG${signal}`;
-}
-
-/**
- * Returns the number of a signal name, or undefined when unknown.
- * @example signalNumber("SIGKILL") // 9
- */
-export function signalNumber(name: string): number | undefined {
-  return SIGNAL_NUMBERS[name];
 }

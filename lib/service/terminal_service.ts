@@ -237,11 +237,6 @@ export class TerminalService {
     return this.#get(sessionId, id).terminal;
   }
 
-  /** Ids of the live (unreleased) terminals. */
-  ids(): string[] {
-    return [...this.#entries.keys()];
-  }
-
   /** Kills every running command; the terminals stay readable. */
   async killAll(): Promise<void> {
     await Promise.all([...this.#entries.values()].map((e) => this.kill(e.sessionId, e.id)));

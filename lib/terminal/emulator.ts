@@ -56,11 +56,6 @@ export class Emulator {
     this.#core.writeSync(bytes);
   }
 
-  /** Registers a handler for an OSC sequence; it returns true to consume it. */
-  onOsc(code: number, handler: (data: string) => boolean): void {
-    this.#term.parser.registerOscHandler(code, handler);
-  }
-
   /** Changes the size; lines re-wrap as in xterm. */
   resize(cols: number, rows: number): void {
     this.#term.resize(cols, rows);
