@@ -48,6 +48,26 @@ export interface OscMark {
 
 type State = number;
 
+/**
+ * What the fast path removes in one native pass from text in the ground state:
+ * complete CSI sequences, complete escape sequences other than string
+ * introducers, and carriage returns. (A regex that starts with few distinct
+ * characters lets V8 skip ahead quickly: other controls have their own pass.)
+ */
+const SEQUENCE =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  /\x1b(?:\[[\x20-\x3f]*[\x40-\x7e]|[\x20-\x2f]+[\x30-\x7e]|[\x30-\x4f\x51-\x57\x59\x5a\x5c\x60-\x7e])|\r/g;
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+/**
+ * Left after the fast pass only where the text needs the state machine: a
+ * string (OSC, DCS, ...), a malformed or unfinished sequence, a C1 control.
+ */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const NEEDS_STATE = /[\x1b\x80-\x9f]/;
+/** Controls dropped in the ground state (all C0 but tab, line feed and ESC; DEL). */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const GROUND_CONTROL = /[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]/g;
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const GROUND_SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // deno-lint-ignore no-control-regex -- matching control characters is the point
@@ -120,6 +140,8 @@ export class PlainTextStream {
   #marks: OscMark[] = [];
   /** Characters of text returned since the marks were last taken: the base of new marks' offsets. */
   #pendingOffset = 0;
+  /** The text the last `#run` produced. */
+  #lastRun = "";
 
   /**
    * Takes the next chunk of the stream.
@@ -155,8 +177,42 @@ export class PlainTextStream {
     return marks;
   }
 
-  /** Removes control characters and sequences from `text`, continuing from the saved state. */
+  /**
+   * Removes control characters and sequences from `text`, continuing from the
+   * saved state: by one native replace when the text holds only what that can
+   * remove (the common case, escape-coloured output included), else by the
+   * state machine.
+   */
   #strip(text: string): string {
+    let head = "";
+    let from = 0;
+    if (this.#state !== GROUND) {
+      // A read that ended inside a sequence: finish it, then go fast again.
+      from = this.#run(text, 0, true);
+      if (this.#state !== GROUND) return this.#lastRun; // the whole text was inside it
+      head = this.#lastRun;
+    }
+    const rest = from === 0 ? text : text.slice(from);
+    let stripped = rest.replace(SEQUENCE, "");
+    if (ANY_CONTROL.test(stripped)) {
+      if (NEEDS_STATE.test(stripped)) {
+        this.#run(rest, 0, false);
+        return head + this.#lastRun;
+      }
+      stripped = stripped.replace(GROUND_CONTROL, "");
+    }
+    this.#pendingOffset += stripped.length;
+    return head === "" ? stripped : head + stripped;
+  }
+
+  /**
+   * The state machine: strips `text` from `start` one sequence at a time,
+   * reporting OSC strings as marks, and leaves the result in `#lastRun`.
+   *
+   * @param toGround Stop as soon as the state is back to ground.
+   * @returns Where it stopped: the end of `text`, or with `toGround` the index after the sequence.
+   */
+  #run(text: string, start: number, toGround: boolean): number {
     const pieces: string[] = [];
     let produced = 0;
     const emit = (piece: string) => {
@@ -165,9 +221,10 @@ export class PlainTextStream {
     };
     const length = text.length;
     let state = this.#state;
-    let i = 0;
+    let i = start;
     while (i < length) {
       if (state === GROUND) {
+        if (toGround) break;
         // The fast path: copy runs of text up to the next control character.
         GROUND_SPECIAL.lastIndex = i;
         const match = GROUND_SPECIAL.exec(text);
@@ -227,7 +284,8 @@ export class PlainTextStream {
     }
     this.#state = state;
     this.#pendingOffset += produced;
-    return pieces.length === 1 ? pieces[0] : pieces.join("");
+    this.#lastRun = pieces.length === 1 ? pieces[0] : pieces.join("");
+    return i;
   }
 
   #collectOsc(piece: string): void {

@@ -154,6 +154,71 @@ describe("plain text stream", () => {
     }
   });
 
+  it("plain text stream: random streams give the same text and marks whole and byte by byte", () => {
+    // Whole streams without strings take the one-pass path; single bytes take
+    // the state machine: the two must agree on anything, malformed input included.
+    const tokens = [
+      "a",
+      "word ",
+      "é",
+      "日本",
+      "😀",
+      "1",
+      ";",
+      "m",
+      "[",
+      "]",
+      "\\",
+      "\r",
+      "\n",
+      "\t",
+      "\b",
+      BEL,
+      "\x7f",
+      "\x00",
+      "\x18",
+      "\x1a",
+      ESC,
+      ST,
+      `${ESC}[31m`,
+      `${ESC}[?25l`,
+      `${ESC}[2 q`,
+      `${ESC}[`,
+      `${ESC}(B`,
+      `${ESC}(`,
+      `${ESC}#8`,
+      `${ESC}=`,
+      `${ESC}P`,
+      `${ESC}]0;`,
+      `${ESC}]133;A`,
+      `${ESC}X`,
+      "\u009b",
+      "\u009c",
+      "\u009d",
+      "\u0085",
+    ]; // deno-fmt-ignore
+    let seed = 0x7e57;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x80000000;
+    };
+    const run = (chunks: Uint8Array[]) => {
+      const stream = new PlainTextStream();
+      let text = "";
+      for (const chunk of chunks) text += stream.push(chunk);
+      return { text: text + stream.end(), marks: stream.takeOscMarks() };
+    };
+    for (let n = 0; n < 2000; n++) {
+      const length = 1 + Math.floor(random() * 30);
+      const input = Array.from({ length }, () => tokens[Math.floor(random() * tokens.length)])
+        .join("");
+      const bytes = encoder.encode(input);
+      const whole = run([bytes]);
+      const bytewise = run(Array.from(bytes, (byte) => Uint8Array.of(byte)));
+      assert.deepEqual(bytewise, whole, show(input));
+    }
+  });
+
   it("plain text stream: a character split across chunks survives", () => {
     const bytes = encoder.encode("😀");
     const stream = new PlainTextStream();
