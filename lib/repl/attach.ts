@@ -8,6 +8,7 @@
 
 import { CommandError } from "../console/mod.ts";
 import type { Session } from "../sessions/session.ts";
+import type { TerminalModes } from "../terminal/terminal.ts";
 
 /** The detach key: Ctrl+] (GS). */
 export const DETACH_BYTE = 0x1d;
@@ -28,9 +29,43 @@ export interface AttachIo {
   onResize(handler: () => void): () => void;
 }
 
-/** Puts the person's terminal back as the REPL wants it (modes a program may have set). */
-const RESET =
-  "\x1b[0m\x1b[?25h\x1b[?1l\x1b>\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l";
+/** Mouse tracking modes in DECSET numbers, and their encodings we can mirror. */
+const MOUSE_TRACKING = { none: 0, x10: 9, vt200: 1000, drag: 1002, any: 1003 } as const;
+const MOUSE_ENCODING: Record<string, number> = { SGR: 1006, SGR_PIXELS: 1016 };
+
+/**
+ * Sets the person's terminal to the program's modes, each one explicitly on
+ * or off, so that keys, pastes and mouse reports reach the program as it
+ * expects. (Changes made after this pass through with its output.)
+ */
+function modesSequence(modes: TerminalModes): string {
+  const decset = (mode: number, on: boolean) => `\x1b[?${mode}${on ? "h" : "l"}`;
+  const tracking = MOUSE_TRACKING[modes.mouseTracking];
+  const encoding = MOUSE_ENCODING[modes.mouseEncoding] ?? 0;
+  return [
+    decset(1, modes.applicationCursorKeys),
+    modes.applicationKeypad ? "\x1b=" : "\x1b>",
+    decset(2004, modes.bracketedPaste),
+    // Resetting any mouse mode turns tracking off (or the encoding to default)
+    // in xterm: all off first, then the program's on.
+    ...[9, 1000, 1002, 1003, 1006, 1016].map((mode) => decset(mode, false)),
+    ...[tracking, tracking === 0 ? 0 : encoding].filter((mode) => mode !== 0)
+      .map((mode) => decset(mode, true)),
+    decset(1004, modes.sendFocus),
+    decset(25, !modes.cursorHidden),
+  ].join("");
+}
+
+/** Puts the person's terminal back as the REPL wants it. */
+const RESET = "\x1b[0m" + modesSequence({
+  applicationCursorKeys: false,
+  applicationKeypad: false,
+  bracketedPaste: false,
+  mouseTracking: "none",
+  mouseEncoding: "DEFAULT",
+  sendFocus: false,
+  cursorHidden: false,
+});
 
 /**
  * Attaches the person's terminal to `session` until Ctrl+], the program's
@@ -151,9 +186,10 @@ export async function attachSession(
 }
 
 /**
- * The session's screen for the person's terminal. A full-screen program is
- * drawn on the alternate screen at its positions; a shell's lines are printed
- * where the cursor is, so that what comes next follows them.
+ * The session's screen for the person's terminal, with the program's modes. A
+ * full-screen program is drawn on the alternate screen at its positions; a
+ * shell's lines are printed where the cursor is, so that what comes next
+ * follows them.
  */
 function draw(session: Session, absolute: boolean): Uint8Array {
   const shot = session.screenshot();
@@ -167,5 +203,5 @@ function draw(session: Session, absolute: boolean): Uint8Array {
     while (shown.length < y + 1) shown.push("");
     text = shown.join("\r\n") + "\r" + (x > 0 ? `\x1b[${x}C` : "");
   }
-  return new TextEncoder().encode(text);
+  return new TextEncoder().encode(text + modesSequence(session.terminal.modes()));
 }

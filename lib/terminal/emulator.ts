@@ -26,9 +26,33 @@ export interface Cursor {
  * `writeSync` parses in the caller's turn. xterm's public `write` parses on a
  * timer and silently discards input once ~50 MB are pending; it is marked
  * internal, so the version of `@xterm/headless` is pinned and tests cover it.
+ * The cursor's visibility and the mouse encoding have no public getter either.
  */
 interface XtermCore {
   writeSync(data: Uint8Array | string): void;
+  coreService: { isCursorHidden: boolean };
+  coreMouseService: { activeEncoding: string };
+}
+
+/**
+ * The modes a program set that change what a real terminal must send it or
+ * show: what a person's terminal mirrors when it takes the program over.
+ */
+export interface TerminalModes {
+  /** DECCKM: arrows send `ESC O A` instead of `ESC [ A`. */
+  applicationCursorKeys: boolean;
+  /** DECKPAM: the keypad sends application sequences. */
+  applicationKeypad: boolean;
+  /** Pasted text is to be wrapped in `ESC [ 200 ~` ... `ESC [ 201 ~`. */
+  bracketedPaste: boolean;
+  /** Mouse events the program asked for (DECSET 9, 1000, 1002, 1003). */
+  mouseTracking: "none" | "x10" | "vt200" | "drag" | "any";
+  /** Their encoding, in xterm's names: `"DEFAULT"`, `"SGR"` (1006), `"SGR_PIXELS"` (1016). */
+  mouseEncoding: string;
+  /** Focus in/out reports (DECSET 1004). */
+  sendFocus: boolean;
+  /** The cursor was hidden (DECTCEM off). */
+  cursorHidden: boolean;
 }
 
 /** One emulated screen with its scrollback. */
@@ -92,6 +116,20 @@ export class Emulator {
   /** The window title the program set (OSC 0/2), or "". */
   get title(): string {
     return this.#title;
+  }
+
+  /** The input and display modes the program set (see `TerminalModes`). */
+  get modes(): TerminalModes {
+    const modes = this.#term.modes;
+    return {
+      applicationCursorKeys: modes.applicationCursorKeysMode,
+      applicationKeypad: modes.applicationKeypadMode,
+      bracketedPaste: modes.bracketedPasteMode,
+      mouseTracking: modes.mouseTrackingMode,
+      mouseEncoding: this.#core.coreMouseService.activeEncoding,
+      sendFocus: modes.sendFocusMode,
+      cursorHidden: this.#core.coreService.isCursorHidden,
+    };
   }
 
   /** DECCKM: arrows send `ESC O A` instead of `ESC [ A`. */

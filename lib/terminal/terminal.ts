@@ -5,7 +5,9 @@
  */
 
 import { type ExitStatus, type PtyProcess, runtime } from "../runtime/mod.ts";
-import { Emulator } from "./emulator.ts";
+import { Emulator, type TerminalModes } from "./emulator.ts";
+
+export type { TerminalModes } from "./emulator.ts";
 import { SpawnError, TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
 import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
@@ -211,6 +213,11 @@ export class Terminal {
     const sequence = names.map((name) => keyToSequence(name, modes)).join("");
     this.write(sequence);
     return sequence;
+  }
+
+  /** The input and display modes the program set, for a real terminal taking it over. */
+  modes(): TerminalModes {
+    return this.#screen().modes;
   }
 
   /** The output as plain text (control sequences removed, `\r\n` as `\n`). */

@@ -258,6 +258,46 @@ describe("repl", () => {
     });
   });
 
+  it("repl: attach gives the person's terminal the modes the program set before it", async () => {
+    await withRepl(async (repl) => {
+      // Application cursor keys, bracketed paste, SGR mouse, hidden cursor; then
+      // the program shows, in octal, the bytes an arrow key sends it.
+      const program = String
+        .raw`printf '\033[?1h\033[?2004h\033[?1002h\033[?1006h\033[?25lready\r\n'; ` +
+        String.raw`stty raw -echo; head -c 3 | od -An -c`;
+      await repl.send(`open app -- sh -c "${program}"`);
+      const before = repl.terminal.modes();
+      assert.deepEqual([before.applicationCursorKeys, before.bracketedPaste], [false, false]);
+      const mark = repl.mark();
+      repl.terminal.write("attach\r");
+      await repl.terminal.waitForText(/^ready$/m); // Not the echo of the open command.
+      assert.deepEqual(repl.terminal.modes(), {
+        applicationCursorKeys: true,
+        applicationKeypad: false,
+        bracketedPaste: true,
+        mouseTracking: "drag",
+        mouseEncoding: "SGR",
+        sendFocus: false,
+        cursorHidden: true,
+      });
+      repl.terminal.sendKeys("Up"); // Our emulator now sends ESC O A, as the program wants.
+      assert.match(
+        await repl.untilPrompt(mark),
+        /033 +O +A[\s\S]*"app" exited with code 0; detached/,
+      );
+      const after = repl.terminal.modes();
+      assert.deepEqual(
+        [
+          after.applicationCursorKeys,
+          after.bracketedPaste,
+          after.mouseTracking,
+          after.cursorHidden,
+        ],
+        [false, false, "none", false],
+      );
+    });
+  });
+
   it("repl: stays responsive while a session floods output, attached or not", async () => {
     await withRepl(async (repl) => {
       await repl.send("open flood");
