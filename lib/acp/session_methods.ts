@@ -74,8 +74,8 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
   const on = <S extends z.ZodType, R>(
     method: (typeof SESSION_METHODS)[number],
     schema: S,
-    handler: (params: z.infer<S>) => R | Promise<R>,
-  ) => app.onRequest(method, schema, ({ params }) => mapped(() => handler(params)));
+    handler: (params: z.infer<S>, signal: AbortSignal) => R | Promise<R>,
+  ) => app.onRequest(method, schema, ({ params, signal }) => mapped(() => handler(params, signal)));
   on("sessions/open", schemas.open, async (p) => (await sessions.open(p)).info());
   on("sessions/list", z.object({}).optional(), () => ({ sessions: sessions.list() }));
   on("sessions/close", schemas.named, async (p) => {
@@ -93,15 +93,16 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
   on(
     "sessions/exec",
     schemas.exec,
-    (p) => sessions.get(p.name).exec(p.command, p.timeout ?? DEFAULT_TIMEOUT_MS),
+    (p, signal) => sessions.get(p.name).exec(p.command, p.timeout ?? DEFAULT_TIMEOUT_MS, signal),
   );
   on(
     "sessions/input",
     schemas.input,
-    (p) =>
+    (p, signal) =>
       sessions.get(p.name).input(p.text, {
         enter: p.enter,
         timeoutMs: p.timeout ?? DEFAULT_TIMEOUT_MS,
+        signal,
       }),
   );
   on("sessions/screen", schemas.screen, (p) => {
@@ -116,9 +117,9 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
     sessions.get(p.name).terminal.clear();
     return {};
   });
-  on("sessions/wait", schemas.wait, (p) => {
+  on("sessions/wait", schemas.wait, (p, signal) => {
     const { name: session, timeout: ms, ...condition } = p;
-    return sessions.get(session).wait(condition, ms ?? DEFAULT_TIMEOUT_MS);
+    return sessions.get(session).wait(condition, ms ?? DEFAULT_TIMEOUT_MS, signal);
   });
   on("sessions/resize", schemas.resize, (p) => {
     sessions.get(p.name).resize(p.cols, p.rows);

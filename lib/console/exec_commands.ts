@@ -59,9 +59,13 @@ Examples:
     const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
     const what = args.command === "" ? "the running command" : JSON.stringify(args.command);
     if (args.command !== "" && session.running !== null) {
-      await interruptible(settle(ctx, session, Math.min(timeoutMs, BUSY_GRACE_MS)), signal, what);
+      await interruptible(
+        settle(ctx, session, Math.min(timeoutMs, BUSY_GRACE_MS), signal),
+        signal,
+        what,
+      );
     }
-    const running = session.exec(args.command, timeoutMs);
+    const running = session.exec(args.command, timeoutMs, signal);
     const result = await interruptible(running, signal, `${what}; it is still running`).catch(
       (error) => {
         throw teach(error, session, args.command);
@@ -88,8 +92,13 @@ const BUSY_GRACE_MS = 2000;
  * e.g. for one just interrupted with C-c), so that its result joins the last
  * exec's for `expect-exit`, before the next command runs.
  */
-async function settle(ctx: ConsoleContext, session: Session, waitMs: number): Promise<void> {
-  absorb(ctx, session, await session.exec("", waitMs));
+async function settle(
+  ctx: ConsoleContext,
+  session: Session,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  absorb(ctx, session, await session.exec("", waitMs, signal));
 }
 
 /**
@@ -182,7 +191,7 @@ Examples:
     const session = ctx.session();
     const timeoutMs = args.timeoutMs ?? ctx.timeouts.exec;
     const result = await interruptible(
-      session.input(args.text, { enter: args.enter, timeoutMs }),
+      session.input(args.text, { enter: args.enter, timeoutMs, signal }),
       signal,
       "the program's answer",
     );

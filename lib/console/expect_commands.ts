@@ -77,6 +77,7 @@ Examples:
         },
         what,
         timeoutMs,
+        signal,
       ),
       signal,
       what,

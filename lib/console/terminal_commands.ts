@@ -272,8 +272,8 @@ const wait = defineCommand<WaitArgs>({
     const timeoutMs = args.timeoutMs ?? ctx.timeouts.wait;
     const what = describeCondition(args.condition);
     const waiting: Promise<WaitResult & { collected?: CommandResult }> = args.condition.prompt
-      ? waitForPrompt(session, timeoutMs)
-      : session.wait(args.condition, timeoutMs);
+      ? waitForPrompt(session, timeoutMs, signal)
+      : session.wait(args.condition, timeoutMs, signal);
     const result = await interruptible(waiting, signal, what)
       .catch((error) => {
         if (!(error instanceof WaitTimeoutError)) throw error;

@@ -61,7 +61,7 @@ export function createMcpServer(sessions: SessionTools, options: McpServerOption
       inputSchema: inputSchema(tool.schema),
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, { signal }) => {
     const { name, arguments: args } = request.params;
     const tool = tools.find((t) => t.name === name);
     if (tool === undefined) {
@@ -75,11 +75,11 @@ export function createMcpServer(sessions: SessionTools, options: McpServerOption
       return failure(`Invalid arguments for tool "${name}": ${describeIssues(parsed.error)}`);
     }
     try {
-      const result = await tool.run(sessions, parsed.data);
+      const result = await tool.run(sessions, parsed.data, signal);
       return {
         content: [{ type: "text", text: result.text }],
         ...(result.structured ? { structuredContent: result.structured } : {}),
-      };
+      } satisfies CallToolResult;
     } catch (error) {
       return failure(error instanceof Error ? error.message : String(error));
     }

@@ -87,15 +87,15 @@ export class SessionTools {
     no_enter?: boolean;
     timeout?: number;
     terminal_id?: string;
-  }): Promise<ExecuteResult> {
+  }, signal?: AbortSignal): Promise<ExecuteResult> {
     const id = args.terminal_id ?? DEFAULT_SESSION;
     const session = args.command === "" ? await this.readable(id) : await this.live(id);
     const timeoutMs = (args.timeout ?? 30) * 1000;
     const keyWhileRunning = session.running !== null && args.command.length > 1 &&
       isKeyName(args.command);
     const result = args.is_input || args.no_enter || keyWhileRunning
-      ? await session.input(args.command, { enter: !args.no_enter, timeoutMs })
-      : await session.exec(args.command, timeoutMs);
+      ? await session.input(args.command, { enter: !args.no_enter, timeoutMs, signal })
+      : await session.exec(args.command, timeoutMs, signal);
     return {
       content: result.output,
       exit_code: result.exitCode,
@@ -117,12 +117,13 @@ export class SessionTools {
     exit?: boolean;
     timeout?: number;
     session?: string;
-  }): Promise<WaitResult> {
+  }, signal?: AbortSignal): Promise<WaitResult> {
     const session = await this.readable(args.session);
     const { text, regex, gone, idle_ms, prompt, exit } = args;
     return await session.wait(
       { text, regex, gone, idleMs: idle_ms, prompt, exit },
       (args.timeout ?? 10) * 1000,
+      signal,
     );
   }
 

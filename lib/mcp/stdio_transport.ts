@@ -35,10 +35,7 @@ export class StdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     await runtime.writeStdout(JSON.stringify(message) + "\n");
-    if (("result" in message || "error" in message) && message.id !== undefined) {
-      this.#unanswered.delete(message.id as Id);
-      if (this.#unanswered.size === 0) this.#settled?.();
-    }
+    if ("result" in message || "error" in message) this.#answered(message.id as Id | undefined);
   }
 
   close(): Promise<void> {
@@ -87,7 +84,16 @@ export class StdioTransport implements Transport {
     }
     const message = parsed.data;
     if ("method" in message && "id" in message) this.#unanswered.add(message.id as Id);
+    if ("method" in message && message.method === "notifications/cancelled") {
+      // A cancelled request gets no answer (the SDK drops it): stop waiting for one.
+      this.#answered((message.params as { requestId?: Id } | undefined)?.requestId);
+    }
     this.onmessage?.(message);
+  }
+
+  #answered(id: Id | undefined): void {
+    if (id === undefined || !this.#unanswered.delete(id)) return;
+    if (this.#unanswered.size === 0) this.#settled?.();
   }
 
   async #reject(id: Id | null, code: number, message: string): Promise<void> {

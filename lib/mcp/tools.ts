@@ -21,7 +21,12 @@ export interface Tool<S extends z.ZodObject = z.ZodObject> {
   schema: S;
   /** Whether the tool sends input (left out in read-only mode). */
   writes: boolean;
-  run(sessions: SessionTools, args: z.infer<S>): Promise<ToolResult> | ToolResult;
+  /** Runs the tool; `signal` is aborted when the client cancels the call. */
+  run(
+    sessions: SessionTools,
+    args: z.infer<S>,
+    signal: AbortSignal,
+  ): Promise<ToolResult> | ToolResult;
 }
 
 const session = z.string().min(1).max(64).optional().describe(
@@ -132,7 +137,7 @@ export const TOOLS = [
       ),
     }),
     writes: true,
-    run: async (sessions, args) => json({ ...(await sessions.execute(args)) }),
+    run: async (sessions, args, signal) => json({ ...(await sessions.execute(args, signal)) }),
   }),
   tool({
     name: "wait",
@@ -154,7 +159,7 @@ export const TOOLS = [
       session,
     }),
     writes: false,
-    run: async (sessions, args) => json({ ...(await sessions.wait(args)) }),
+    run: async (sessions, args, signal) => json({ ...(await sessions.wait(args, signal)) }),
   }),
   tool({
     name: "listSessions",

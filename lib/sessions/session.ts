@@ -171,11 +171,16 @@ export class Session {
    * Runs a command line and waits until it finishes or `timeoutMs` passes;
    * on timeout the command keeps running and the result says `running`. An
    * empty command collects more output of the running one.
+   *
+   * Aborting `signal` stops the waiting, not the command: what it printed
+   * meanwhile is still there for the next collect.
    * @throws {SessionBusyError} when a command is running or the program exited
+   * @throws the reason of `signal` once it is aborted
    */
-  async exec(command: string, timeoutMs: number): Promise<CommandResult> {
+  async exec(command: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
+    signal?.throwIfAborted();
     if (command.trim() === "") {
-      return this.#running ? await this.#collect(timeoutMs) : this.#idleResult(command);
+      return this.#running ? await this.#collect(timeoutMs, signal) : this.#idleResult(command);
     }
     this.#checkAlive(command);
     if (this.#running?.end !== undefined) this.#running = undefined; // Ended; nobody collected it.
@@ -186,14 +191,18 @@ export class Session {
         } is still running; send it input, a key such as C-c, or an empty command to collect its output`,
       );
     }
-    if (this.integration === "none") return await this.#execUntilSettled(command, timeoutMs);
+    if (this.integration === "none") {
+      return await this.#execUntilSettled(command, timeoutMs, signal);
+    }
     if (!this.#atPrompt) {
       // Text typed before the prompt is drawn would be echoed twice: wait for it.
       await this.terminal.waitFor(
         () => this.#atPrompt || this.terminal.exitStatus !== null || undefined,
         "the prompt",
         timeoutMs,
+        signal,
       ).catch(() => {}); // Sent anyway: the shell may just have a prompt termbridge cannot see.
+      signal?.throwIfAborted();
     }
     this.#running = { command };
     const prompts = this.#promptCount;
@@ -205,12 +214,13 @@ export class Session {
         this.terminal.exitStatus !== null || undefined,
       "the command to start",
       timeoutMs,
+      signal,
     ).catch(() => {}); // Reported as `running` below.
     if (this.#running?.start === undefined && this.#promptCount > prompts) {
       this.#running = undefined;
       return this.#idleResult(command);
     }
-    return await this.#collect(timeoutMs);
+    return await this.#collect(timeoutMs, signal);
   }
 
   /**
@@ -218,26 +228,35 @@ export class Session {
    * `ArrowUp`) is pressed; other text is typed, followed by Enter unless
    * `enter` is false. Waits until the output settles, the command ends, or
    * `timeoutMs` passes, and returns the output the input caused.
+   * @throws the reason of `options.signal` once it is aborted (the input was sent)
    */
   async input(
     text: string,
-    options: { enter?: boolean; timeoutMs: number },
+    options: { enter?: boolean; timeoutMs: number; signal?: AbortSignal },
   ): Promise<CommandResult> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     this.#checkAlive(text);
     const from = this.terminal.textLog.totalBytes;
     if (text.length > 1 && isKeyName(text)) this.keys([text]);
     else this.#send(text, options.enter === false ? "" : "\r");
     const running = this.#running;
+    // Both waits end together: the first to settle aborts the other's listeners.
+    const done = new AbortController();
+    const waiting = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
     await Promise.race([
-      idleFor(this.terminal, SETTLE_MS, options.timeoutMs),
+      idleFor(this.terminal, SETTLE_MS, options.timeoutMs, false, waiting),
       this.terminal.waitFor(
         () =>
           running !== undefined && running.end !== undefined || this.terminal.exitStatus !== null ||
           undefined,
         "the command to end",
         options.timeoutMs,
+        waiting,
       ),
     ]).catch(() => {}); // A timeout just ends the wait.
+    done.abort();
+    signal?.throwIfAborted();
     if (running !== undefined && running.end !== undefined) {
       running.reported = from;
       return this.#collect(0);
@@ -263,12 +282,15 @@ export class Session {
     this.#sent(this.terminal.sendKeys(...names));
   }
 
-  /** Waits for a condition on the screen or the program; see `WaitCondition`. */
-  wait(condition: WaitCondition, timeoutMs: number): Promise<WaitResult> {
+  /**
+   * Waits for a condition on the screen or the program; see `WaitCondition`.
+   * @throws the reason of `signal` once it is aborted
+   */
+  wait(condition: WaitCondition, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
     // A command whose end mark arrived is over, even before a result collected it.
     const atPrompt = () =>
       this.#atPrompt && (this.#running === undefined || this.#running.end !== undefined);
-    return waitOn(this.terminal, condition, timeoutMs, atPrompt);
+    return waitOn(this.terminal, condition, timeoutMs, atPrompt, signal);
   }
 
   /** The visible screen with cursor, size, alternate-screen state and title. */
@@ -372,8 +394,11 @@ export class Session {
     }
   }
 
-  /** Waits for the running command to end (or the timeout) and reports its output so far. */
-  async #collect(timeoutMs: number): Promise<CommandResult> {
+  /**
+   * Waits for the running command to end (or the timeout) and reports its
+   * output so far. Aborted, it reports nothing and marks nothing as reported.
+   */
+  async #collect(timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
     const running = this.#running!;
     await this.terminal.waitFor(
       () =>
@@ -381,7 +406,9 @@ export class Session {
         undefined,
       "the command to finish",
       Math.max(timeoutMs, 1),
+      signal,
     ).catch(() => {}); // Reported as `running`.
+    signal?.throwIfAborted();
     const from = running.reported ?? running.start ?? this.terminal.textLog.totalBytes;
     if (running.end === undefined && this.terminal.exitStatus === null) {
       const slice = this.#slice(from, undefined);
@@ -393,13 +420,18 @@ export class Session {
     return this.#result(running.command, this.#slice(from, running.end), "completed", exitCode);
   }
 
-  async #execUntilSettled(command: string, timeoutMs: number): Promise<CommandResult> {
+  async #execUntilSettled(
+    command: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<CommandResult> {
     const from = this.terminal.textLog.totalBytes;
     this.#send(command, "\r");
-    const settled = await idleFor(this.terminal, SETTLE_MS, timeoutMs, true).then(
+    const settled = await idleFor(this.terminal, SETTLE_MS, timeoutMs, true, signal).then(
       () => true,
       () => false,
     );
+    signal?.throwIfAborted();
     const slice = this.#slice(from, undefined);
     const lines = slice.text.split("\n");
     if (lines[0]?.trimEnd().endsWith(command.split("\n")[0].trimEnd())) lines.shift(); // The echo.

@@ -41,21 +41,27 @@ export interface WaitResult {
  * Resolves once `terminal` printed nothing for `idleMs`. With
  * `afterOutput`, the quiet period only counts once something was printed.
  * @throws {WaitTimeoutError} after `timeoutMs`
+ * @throws the reason of `signal` once it is aborted
  */
 export function idleFor(
   terminal: Terminal,
   idleMs: number,
   timeoutMs: number,
   afterOutput = false,
+  signal?: AbortSignal,
 ): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     let idle: ReturnType<typeof setTimeout> | undefined;
     const finish = (outcome: () => void) => {
       clearTimeout(idle);
       clearTimeout(deadline);
       stop();
+      signal?.removeEventListener("abort", onAbort);
       outcome();
     };
+    const onAbort = () => finish(() => reject(signal!.reason));
+    signal?.addEventListener("abort", onAbort, { once: true });
     const restart = () => {
       clearTimeout(idle);
       idle = setTimeout(() => finish(resolve), idleMs);
@@ -79,12 +85,14 @@ export function idleFor(
  * Waits for one condition.
  * @throws {SessionUsageError} for an empty or invalid condition (a bad regex)
  * @throws {WaitTimeoutError} with the screen it saw, after `timeoutMs`
+ * @throws the reason of `signal` once it is aborted
  */
 export async function waitOn(
   terminal: Terminal,
   condition: WaitCondition,
   timeoutMs: number,
   atPrompt: () => boolean,
+  signal?: AbortSignal,
 ): Promise<WaitResult> {
   const started = performance.now();
   const result = (match?: string): WaitResult => ({
@@ -93,7 +101,7 @@ export async function waitOn(
     ...(match === undefined ? {} : { match }),
   });
   if (condition.idleMs !== undefined) {
-    await idleFor(terminal, condition.idleMs, timeoutMs);
+    await idleFor(terminal, condition.idleMs, timeoutMs, false, signal);
     return result();
   }
   if (condition.exit) {
@@ -101,11 +109,12 @@ export async function waitOn(
       () => terminal.exitStatus ?? undefined,
       "the program to exit",
       timeoutMs,
+      signal,
     );
     return result();
   }
   if (condition.prompt) {
-    await terminal.waitFor(() => atPrompt() || undefined, "the prompt", timeoutMs);
+    await terminal.waitFor(() => atPrompt() || undefined, "the prompt", timeoutMs, signal);
     return result();
   }
   const matcher = screenMatcher(condition);
@@ -118,6 +127,7 @@ export async function waitOn(
     },
     matcher.describe(condition.gone === true),
     timeoutMs,
+    signal,
   );
   return result(condition.regex !== undefined && !condition.gone ? match : undefined);
 }

@@ -310,16 +310,26 @@ export class Terminal {
    * Waits until `check` returns a value other than undefined, testing after
    * every output chunk and at exit (never on a polling timer).
    * @throws {WaitTimeoutError} with the screen it saw
+   * @throws the reason of `signal` once it is aborted
    */
-  waitFor<T>(check: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+  waitFor<T>(
+    check: () => T | undefined,
+    what: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const first = check();
     if (first !== undefined) return Promise.resolve(first);
     return new Promise<T>((resolve, reject) => {
       const settle = (outcome: () => void) => {
         clearTimeout(timer);
         stop();
+        signal?.removeEventListener("abort", onAbort);
         outcome();
       };
+      const onAbort = () => settle(() => reject(signal!.reason));
+      signal?.addEventListener("abort", onAbort, { once: true });
       const timer = setTimeout(() => {
         const screen = this.#disposed ? "" : this.screenText();
         settle(() => reject(new WaitTimeoutError(what, timeoutMs, screen)));

@@ -229,4 +229,27 @@ describe("mcp terminal_execute", () => {
       assert.deepEqual([result.status, result.content], ["completed", "after\n"]);
     });
   });
+
+  it("mcp: a cancelled terminal_execute stops waiting, and the next collect has all the output", async () => {
+    await withMcp(async (mcp) => {
+      const command = "echo before; sleep 1.5; echo after";
+      const cancel = new AbortController();
+      const cancelled = mcp.client.callTool(
+        { name: "terminal_execute", arguments: { command, timeout: 0.6 } },
+        undefined,
+        { signal: cancel.signal },
+      );
+      await mcp.ok("wait", { regex: "^before$", timeout: 10 });
+      cancel.abort(); // The SDK sends notifications/cancelled.
+      await assert.rejects(cancelled);
+      // Past the cancelled call's own timeout: it must not have taken "before" for itself.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const rest = await execute(mcp, { command: "", timeout: 10 });
+      assert.deepEqual([rest.status, rest.command, rest.content], [
+        "completed",
+        "",
+        "before\nafter\n",
+      ]);
+    });
+  });
 });

@@ -112,6 +112,47 @@ describe("sessions: serve", () => {
     });
   });
 
+  it("sessions: $/cancel_request stops an exec's wait, not the command, and loses none of its output", async () => {
+    await withServe(async (client, home) => {
+      await client.call("sessions/open", bashIn("cancel", home));
+      const command = "echo before; sleep 1.5; echo after";
+      const { id, response } = await client.begin("sessions/exec", {
+        name: "cancel",
+        command,
+        timeout: 600,
+      });
+      await client.call("sessions/wait", { name: "cancel", regex: "^before$", timeout: 4000 });
+      await client.notify("$/cancel_request", { requestId: id });
+      assert.equal((await response).error?.code, -32800);
+      // Past the cancelled exec's own timeout: it must not have taken "before" for itself.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const rest = await client.call("sessions/exec", {
+        name: "cancel",
+        command: "",
+        timeout: 4000,
+      });
+      assert.deepEqual(
+        [rest.status, rest.command, rest.output],
+        ["completed", command, "before\nafter\n"],
+      );
+    });
+  });
+
+  it("sessions: $/cancel_request answers a pending sessions/wait with -32800", async () => {
+    await withServe(async (client, home) => {
+      await client.call("sessions/open", bashIn("waiting", home));
+      const { id, response } = await client.begin("sessions/wait", {
+        name: "waiting",
+        text: "never printed",
+        timeout: 30_000,
+      });
+      await client.notify("$/cancel_request", { requestId: id });
+      assert.equal((await response).error?.code, -32800);
+      const done = await client.call("sessions/exec", { name: "waiting", command: "echo ok" });
+      assert.equal(done.output, "ok\n");
+    });
+  });
+
   it("sessions: the end of serve's stdin closes every session", async () => {
     const home = tempDir("termbridge-serve-sessions-");
     const client = ServeClient.start();
