@@ -11,16 +11,16 @@ import { TerminalService } from "../lib/service/terminal_service.ts";
 import { ptyEnv, rowMaker, SESSION, SIZE } from "./_acp_common.ts";
 import { fixed, percentile, progress, type Row, verdict } from "./_report.ts";
 
-/** What serve runs for a command with args: stdin at end of file, then exec. */
-const STDIN_AT_EOF = ["/bin/sh", "-c", 'exec "$@" </dev/null', "sh"];
-
 /** The request of every round. */
 const TRUE = { sessionId: SESSION, command: "true", args: [] };
 
-/** Milliseconds from spawning `argv` in a PTY (this runtime) until `exited`; close not timed. */
-async function ptyRun(argv: string[]): Promise<number> {
+/**
+ * Milliseconds from spawning `argv` in a PTY (this runtime) until `exited`;
+ * close not timed. `stdin: "null"` is how serve runs commands.
+ */
+async function ptyRun(argv: string[], stdin: "terminal" | "null" = "terminal"): Promise<number> {
   const start = performance.now();
-  const pty = runtime.spawnPty({ argv, env: ptyEnv(), ...SIZE, onData: () => {} });
+  const pty = runtime.spawnPty({ argv, env: ptyEnv(), ...SIZE, stdin, onData: () => {} });
   try {
     const status = await pty.exited;
     const ms = performance.now() - start;
@@ -70,7 +70,7 @@ async function measure(ctx: acp.AgentContext, options: { rounds: number; warmups
   try {
     for (let i = 0; i < options.warmups + options.rounds; i++) {
       const direct = await ptyRun(["true"]);
-      const wrapped = await ptyRun([...STDIN_AT_EOF, "true"]);
+      const wrapped = await ptyRun(["true"], "null");
       const inProcess = await serviceRun(service);
       const ours = await acpRun(ctx);
       if (i < options.warmups) continue;
@@ -117,15 +117,15 @@ export async function latencySection(
     row("terminal/create alone p50 / p99 ms", both(m.create), "-", "part of the figure above"),
     row("terminal/release p50 / p99 ms (not in the figures above)", both(m.release)),
     row(
-      "diagnosis: PTY with serve's stdin wrapper p50 / p99 ms",
+      "diagnosis: PTY with stdin at end of file, as serve runs it, p50 / p99 ms",
       both(m.wrapped),
       `direct ${both(m.direct)}`,
-      `sh -c 'exec "$@" </dev/null' adds ${diff(p50(m.wrapped), p50(m.direct))} p50`,
+      `stdin "null" adds ${diff(p50(m.wrapped), p50(m.direct))} p50 (an exec of sh on Bun)`,
     ),
     row(
       `diagnosis: TerminalService in-process (${runtime.name}) p50 / p99 ms`,
       both(m.service),
-      `wrapper ${both(m.wrapped)}`,
+      `stdin at EOF ${both(m.wrapped)}`,
       `Terminal + service add ${diff(p50(m.service), p50(m.wrapped))} p50; no JSON-RPC`,
     ),
     row(

@@ -203,5 +203,6 @@ function draw(session: Session, absolute: boolean): Uint8Array {
     while (shown.length < y + 1) shown.push("");
     text = shown.join("\r\n") + "\r" + (x > 0 ? `\x1b[${x}C` : "");
   }
-  return new TextEncoder().encode(text + modesSequence(session.terminal.modes()));
+  // Modes first: once the person sees the picture, their keys already go out in the program's modes.
+  return new TextEncoder().encode(modesSequence(session.terminal.modes()) + text);
 }

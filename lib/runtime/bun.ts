@@ -29,10 +29,17 @@ function exitStatusOf(
   return { exitCode: proc.exitCode ?? 0, signal: null };
 }
 
+/**
+ * Bun gives a terminal all three of stdin, stdout and stderr: `/bin/sh` puts
+ * stdin on /dev/null and execs the program (same pid, same session).
+ */
+const STDIN_AT_EOF = ["/bin/sh", "-c", 'exec "$@" </dev/null', "sh"];
+
 function spawnPty(options: PtySpawnOptions): PtyProcess {
   let outputEnded!: () => void;
   const ended = new Promise<void>((resolve) => outputEnded = resolve);
-  const proc = Bun.spawn(options.argv, {
+  const argv = options.stdin === "null" ? [...STDIN_AT_EOF, ...options.argv] : options.argv;
+  const proc = Bun.spawn(argv, {
     cwd: options.cwd,
     env: options.env,
     terminal: {

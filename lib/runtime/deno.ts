@@ -23,11 +23,15 @@ let poller: PtyPoller | undefined;
 const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => existsSync(path)) ?? "setsid";
 
 /**
- * The child is started by `/bin/sh`, which opens the slave side as stdio and
- * execs util-linux `setsid -c`: a new session whose controlling terminal is
- * the PTY. Every exec keeps the pid, so the pid is the program's.
+ * The child is started by util-linux `setsid`, a new session, whose `/bin/sh`
+ * opens the slave side as stdio: the first terminal a session leader opens
+ * becomes its controlling terminal (and its group the foreground group). The
+ * shell then execs the program; every exec keeps the pid, so the pid is the
+ * program's. With `stdin: "null"` the shell puts stdin back on /dev/null
+ * after opening the terminal, in the same step.
  */
-const LAUNCHER = `exec ${SETSID} -c -- "$@" <"$0" >"$0" 2>&1`;
+const LAUNCHER = 'exec "$@" <"$0" >"$0" 2>&1';
+const LAUNCHER_STDIN_AT_EOF = 'exec "$@" <"$0" >"$0" 2>&1 </dev/null';
 
 function toExitStatus(status: Deno.CommandStatus): ExitStatus {
   if (status.signal !== null) return { exitCode: null, signal: status.signal };
@@ -42,8 +46,9 @@ function spawnPty(options: PtySpawnOptions): PtyProcess {
   setWindowSize(fd, options.cols, options.rows);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command("/bin/sh", {
-      args: ["-c", LAUNCHER, slavePath, ...options.argv],
+    const launcher = options.stdin === "null" ? LAUNCHER_STDIN_AT_EOF : LAUNCHER;
+    child = new Deno.Command(SETSID, {
+      args: ["/bin/sh", "-c", launcher, slavePath, ...options.argv],
       cwd: options.cwd,
       env: options.env,
       clearEnv: true,

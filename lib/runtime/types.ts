@@ -27,6 +27,12 @@ export interface PtySpawnOptions {
   /** Height in rows. */
   rows: number;
   /**
+   * `"terminal"` (the default): stdin is the PTY, as for a person.
+   * `"null"`: stdin is /dev/null, so a program that reads it gets end of file
+   * at once, while stdout and stderr stay the terminal.
+   */
+  stdin?: "terminal" | "null";
+  /**
    * Receives every output byte, in order. Called synchronously from the read
    * loop: while it runs, nothing more is read from the PTY, so a slow consumer
    * slows the writer (the kernel buffer fills) instead of growing memory.

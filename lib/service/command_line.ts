@@ -8,14 +8,6 @@ import { resolveProgram } from "../terminal/launch.ts";
 /** Characters that make a command line need a shell to run. */
 const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?[\]#~=%{}!]/;
 
-/**
- * Runs the command with stdin at end of file, so nothing waits for input that
- * cannot come, while stdout and stderr stay the terminal (colours, line
- * buffering as for a person). `exec` keeps the pid, so the program still
- * leads the terminal's session and process group.
- */
-const STDIN_AT_EOF = ["/bin/sh", "-c", 'exec "$@" </dev/null', "sh"];
-
 /** How a command will be run. */
 export interface CommandPlan {
   /** The argv to start in the terminal. */
@@ -33,7 +25,7 @@ export interface CommandPlan {
 export function planCommand(
   command: string,
   args: string[] | undefined,
-  options: { env: Record<string, string>; cwd: string; stdinAtEof: boolean },
+  options: { env: Record<string, string>; cwd: string },
 ): CommandPlan {
   // Some agents send `args: []` with a whole shell line in `command`.
   const hasArgs = args !== undefined && args.length > 0;
@@ -41,8 +33,5 @@ export function planCommand(
   const program = hasArgs ? command : command.trim();
   const argv = direct ? [program, ...(args ?? [])] : ["/bin/sh", "-c", command];
   if (direct) resolveProgram(program, options.env, options.cwd);
-  return {
-    argv: options.stdinAtEof ? [...STDIN_AT_EOF, ...argv] : argv,
-    via: direct ? "exec" : "shell",
-  };
+  return { argv, via: direct ? "exec" : "shell" };
 }

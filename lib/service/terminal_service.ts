@@ -146,11 +146,7 @@ export class TerminalService {
       env[name] = value;
     }
     const limit = this.#outputLimit(request.outputByteLimit);
-    const plan: CommandPlan = planCommand(request.command, request.args ?? undefined, {
-      env,
-      cwd,
-      stdinAtEof: true,
-    });
+    const plan: CommandPlan = planCommand(request.command, request.args ?? undefined, { env, cwd });
     const terminal = Terminal.spawn({
       argv: plan.argv,
       cwd,
@@ -159,6 +155,8 @@ export class TerminalService {
       rows: this.#options.rows,
       outputLimit: limit,
       screen: "lazy",
+      // Nothing can type into an agent's command: reading stdin gives end of file.
+      stdin: "null",
     });
     const id = `term-${this.#nextId++}`;
     const entry = {

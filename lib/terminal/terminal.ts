@@ -46,6 +46,12 @@ export interface TerminalOptions {
   /** Bytes of raw output kept. */
   rawLimit?: number;
   /**
+   * `"terminal"` (default): the program reads the terminal, as for a person.
+   * `"null"`: it reads /dev/null and gets end of file at once, so nothing
+   * waits for input that cannot come; its output is still the terminal's.
+   */
+  stdin?: "terminal" | "null";
+  /**
    * `"eager"` (default) emulates the screen as output arrives; `"lazy"` only
    * keeps the logs and builds the screen from the raw log on first use, for
    * terminals nobody may ever look at.
@@ -111,6 +117,7 @@ export class Terminal {
         env,
         cols: this.#size.cols,
         rows: this.#size.rows,
+        stdin: options.stdin,
         onData: (bytes) => this.#receive(bytes),
       });
     } catch (error) {

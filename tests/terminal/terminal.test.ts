@@ -172,6 +172,29 @@ describe("terminal: screen", () => {
   });
 });
 
+describe("terminal: process", () => {
+  // What `ps` says of the program: its own session and group, the terminal's
+  // foreground group, with the PTY as controlling terminal.
+  const ROLE = "set -- $(ps -o pid=,sid=,pgid=,tpgid=,tty= -p $$); " +
+    'echo "leads=$([ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] && echo yes) tty=$5"';
+
+  for (const stdin of ["terminal", "null"] as const) {
+    it(`terminal: with stdin "${stdin}" the program leads a session on the PTY`, async () => {
+      const script = `${ROLE}; [ -t 0 ] && echo in=tty || echo in=null; ` +
+        `[ -t 1 ] && echo out=tty; [ "${stdin}" = terminal ] || cat; echo done`;
+      await withTerminal({ argv: ["sh", "-c", script], stdin }, async (terminal) => {
+        assert.deepEqual(await terminal.wait(), { exitCode: 0, signal: null });
+        const text = terminal.output().text;
+        assert.match(text, /^leads=yes tty=pts\/\d+$/m);
+        assert.match(
+          text,
+          new RegExp(`^in=${stdin === "null" ? "null" : "tty"}\nout=tty\ndone$`, "m"),
+        );
+      });
+    });
+  }
+});
+
 describe("terminal: input", () => {
   it("terminal: Ctrl+C interrupts sleep in a shell with status 130", async () => {
     await withTerminal({ argv: BASH, env: bashEnv() }, async (terminal) => {
