@@ -4,11 +4,14 @@
  * @module
  */
 
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { SpawnError } from "./errors.ts";
 
 function isExecutableFile(path: string): boolean {
+  // Most PATH entries lack the program: existsSync says so without the cost
+  // of a thrown error (about 10x on Deno).
+  if (!existsSync(path)) return false;
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();
