@@ -120,7 +120,9 @@ export async function latencySection(
       "diagnosis: PTY with stdin at end of file, as serve runs it, p50 / p99 ms",
       both(m.wrapped),
       `direct ${both(m.direct)}`,
-      `stdin "null" adds ${diff(p50(m.wrapped), p50(m.direct))} p50 (an exec of sh on Bun)`,
+      `stdin "null" adds ${diff(p50(m.wrapped), p50(m.direct))} p50${
+        runtime.name === "bun" ? " (an exec of sh)" : " (same launcher)"
+      }`,
     ),
     row(
       `diagnosis: TerminalService in-process (${runtime.name}) p50 / p99 ms`,
