@@ -6,7 +6,7 @@
  * @module
  */
 
-import { runtime } from "./lib/runtime/mod.ts";
+import { BrokenPipeError, runtime } from "./lib/runtime/mod.ts";
 import { TerminalError } from "./lib/terminal/errors.ts";
 import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
 
@@ -19,8 +19,8 @@ const LOADERS: Record<string, () => Promise<ModeMain>> = {
   mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,
 };
 
-/** Exit codes of termbridge itself. */
-const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+/** Exit codes of termbridge itself; a closed stdout ends it quietly, as SIGPIPE would (128 + 13). */
+const EXIT = { ok: 0, failure: 1, usage: 2, brokenPipe: 141 } as const;
 
 async function main(args: string[]): Promise<number> {
   const [first, ...rest] = args;
@@ -61,11 +61,13 @@ try {
     );
     runtime.exit(EXIT.usage);
   }
+  // Whoever read our output is gone (`| head`): nothing to say, and nobody to say it to.
+  if (error instanceof BrokenPipeError) runtime.exit(EXIT.brokenPipe);
   // The core's own errors carry a message meant for the user; anything else is a bug: show where.
   const text = error instanceof TerminalError
     ? error.message
     : error instanceof Error
-    ? error.stack
+    ? error.stack ?? `${error.name}: ${error.message}`
     : String(error);
   await runtime.writeStderr(`termbridge: ${text}\n`);
   runtime.exit(EXIT.failure);

@@ -7,70 +7,27 @@
 
 import type { ChildProcess } from "node:child_process";
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // The SDK maps "./*" to "*.d.ts", which misses "stdio.d.ts" for "stdio.js": name it for Deno.
 // @deno-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { runtime } from "../lib/runtime/mod.ts";
 import { settleWithin } from "../lib/terminal/timing.ts";
+import { type Preference, type TermbridgeCommand, termbridgeCommand } from "./_termbridge.ts";
 
 /** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
-export type McpPreference = "auto" | "binary" | "source";
+export type McpPreference = Preference;
 
 /** How to start `termbridge mcp`, and what to call it in the report. */
-export interface McpCommand {
-  command: string;
-  /** Arguments up to and including `mcp`. */
-  args: string[];
-  description: string;
-  /** A warning for the report (a binary older than the sources), or undefined. */
-  warning?: string;
-}
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
+export type McpCommand = TermbridgeCommand;
 
 /**
- * The termbridge to benchmark: `binary` (default path `ROOT/dist/termbridge`),
- * `source` (this runtime running main.ts), or `auto` (the binary when it exists).
+ * The `termbridge mcp` to benchmark: `binary` (default path
+ * `ROOT/dist/termbridge`), `source` (this runtime running main.ts), or `auto`
+ * (the binary when it exists).
  * @throws {Error} when `binary` is asked for and not built
  */
 export function mcpCommand(root: string, prefer: McpPreference, binaryPath?: string): McpCommand {
-  const binary = resolve(binaryPath ?? join(root, "dist", "termbridge"));
-  const useBinary = prefer === "binary" || (prefer === "auto" && existsSync(binary));
-  if (!useBinary) {
-    const main = join(root, "main.ts");
-    const args = runtime.name === "deno" ? ["run", "-A", main, "mcp"] : [main, "mcp"];
-    return {
-      command: process.execPath,
-      args,
-      description: `${runtime.name} main.ts mcp (from source, ${runtime.name} ${runtime.version})`,
-    };
-  }
-  if (!existsSync(binary)) throw new Error(`Cannot start "${binary}": not built (run make build)`);
-  const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout?.trim();
-  const sources = Math.max(
-    newestSource(join(root, "lib")),
-    statSync(join(root, "main.ts")).mtimeMs,
-  );
-  return {
-    command: binary,
-    args: ["mcp"],
-    description: `${binary} mcp (compiled binary: ${version || "version unknown"})`,
-    warning: statSync(binary).mtimeMs < sources
-      ? "the binary is older than the sources: run make build for current figures"
-      : undefined,
-  };
+  return termbridgeCommand(root, ["mcp"], prefer, binaryPath);
 }
 
 /** The environment of the server: bash without the user's start-up files or history. */

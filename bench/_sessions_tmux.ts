@@ -76,6 +76,11 @@ export class TmuxShell {
     this.#tmux(["send-keys", "-t", "bench", text, "Enter"]);
   }
 
+  /** Presses keys by tmux name (`BSpace`, `C-c`; a plain character types itself). */
+  keys(...names: string[]): void {
+    this.#tmux(["send-keys", "-t", "bench", ...names]);
+  }
+
   /** Forgets the scrollback, so that captures stay small. */
   clearHistory(): void {
     this.#tmux(["clear-history", "-t", "bench"]);
@@ -154,6 +159,28 @@ export function tmuxTrueLatencies(rounds: number, warmup: number): TmuxLatencies
       result.captureMs.push(performance.now() - start);
     }
     return result;
+  } finally {
+    shell.dispose();
+  }
+}
+
+/**
+ * The 1,000-step script of `bench/sessions.ts` the way a tmux-based tool runs
+ * it: per round, send-keys `x`, send-keys `BSpace`, then capture-pane until
+ * the prompt is on screen (the script expects its `$`). Milliseconds for all
+ * the steps.
+ */
+export function tmuxScriptMs(rounds: number): number {
+  const shell = new TmuxShell();
+  try {
+    shell.pollUntil((lines) => countPrompts(lines).idle, "the first prompt");
+    const start = performance.now();
+    for (let i = 0; i < rounds; i++) {
+      shell.keys("x");
+      shell.keys("BSpace");
+      shell.pollUntil((lines) => lines.some((line) => line.startsWith(TMUX_PROMPT)), "the prompt");
+    }
+    return performance.now() - start;
   } finally {
     shell.dispose();
   }

@@ -2,7 +2,9 @@
  * The session benchmark: how long `Session.exec("true")` takes in a live bash
  * with shell integration, next to the tmux approach measured in the same run
  * (send-keys, then capture-pane as fast as tmux answers until the prompt is
- * back), and next to what tmux-based agent tools do (a capture every 500 ms).
+ * back), and next to what tmux-based agent tools do (a capture every 500 ms);
+ * then a script of 1,000 steps (type, key, expect) through `termbridge run`,
+ * next to the same steps driven through tmux.
  *
  * Run from the repository root, on either runtime:
  *
@@ -11,14 +13,17 @@
  *
  * `BENCH_ROUNDS` (200) timed runs per approach, after `BENCH_WARMUP` (20)
  * untimed ones; `BENCH_MARKDOWN=1` also prints the table as Markdown. The
- * table goes to stdout, progress to stderr.
+ * script runs `dist/termbridge` when built, else main.ts on this runtime
+ * (`BENCH_TERMBRIDGE=source|binary` chooses). The table goes to stdout,
+ * progress to stderr.
  * @module
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { runtime } from "../lib/runtime/mod.ts";
 import { SessionManager } from "../lib/sessions/manager.ts";
@@ -33,9 +38,20 @@ import {
   type Row,
   verdict,
 } from "./_report.ts";
-import { tmuxAvailable, type TmuxLatencies, tmuxTrueLatencies } from "./_sessions_tmux.ts";
+import {
+  tmuxAvailable,
+  type TmuxLatencies,
+  tmuxScriptMs,
+  tmuxTrueLatencies,
+} from "./_sessions_tmux.ts";
+import { type Preference, termbridgeCommand } from "./_termbridge.ts";
 
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SECTION = "exec true";
+/** Rounds of the script: each is a type, a key and an expect (plus two set-up lines). */
+const SCRIPT_ROUNDS = 333;
+/** The script's goal, in milliseconds. */
+const SCRIPT_GOAL_MS = 5000;
 /** How often tmux-based agent tools look at the pane. */
 const AGENT_POLL_MS = 500;
 /** The p50 goal of Session.exec per runtime, in milliseconds. */
@@ -158,6 +174,61 @@ function rows(session: number[], tmux: TmuxLatencies | undefined): Row[] {
   ];
 }
 
+/**
+ * Runs the 1,000-step script (as the scripted-mode tests write it) through
+ * `termbridge run`, start-up and all; returns the milliseconds and the
+ * command's description.
+ * @throws {Error} when the script does not pass
+ */
+function scriptMs(prefer: Preference): { ms: number; description: string } {
+  const dir = mkdtempSync(join(tmpdir(), "tb-script-bench-"));
+  try {
+    const steps = ["open --size 80x24", "exec PS1='tb$ '"];
+    for (let i = 0; i < SCRIPT_ROUNDS; i++) steps.push("type x", "key BSpace", 'expect "$"');
+    writeFileSync(join(dir, "long.tb"), steps.join("\n") + "\n");
+    const command = termbridgeCommand(ROOT, ["run", "long.tb"], prefer);
+    if (command.warning) progress(`warning: ${command.warning}`);
+    const start = performance.now();
+    const result = spawnSync(command.command, command.args, {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...runtime.env(), HOME: dir, HISTFILE: "/dev/null" },
+    });
+    const ms = performance.now() - start;
+    if (result.status !== 0) {
+      throw new Error(`The script failed (${result.status}): ${result.stderr}`);
+    }
+    return { ms, description: command.description };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The rows of the script section. */
+function scriptRows(ours: { ms: number; description: string }, tmuxMs: number | undefined): Row[] {
+  const steps = SCRIPT_ROUNDS * 3 + 2;
+  return [
+    {
+      section: "script",
+      measure: `${steps} steps (type, key, expect) through termbridge run, ms`,
+      value: fixed(ours.ms, 0),
+      baseline: tmuxMs === undefined ? "tmux not installed" : `tmux ${fixed(tmuxMs, 0)}`,
+      verdict: verdict(
+        tmuxMs === undefined ? "-" : ratio(ours.ms, tmuxMs),
+        ours.ms < SCRIPT_GOAL_MS,
+        `< ${SCRIPT_GOAL_MS} ms`,
+      ),
+    },
+    {
+      section: "script",
+      measure: "per step, ms",
+      value: fixed(ours.ms / steps, 2),
+      baseline: tmuxMs === undefined ? "-" : `tmux ${fixed(tmuxMs / (SCRIPT_ROUNDS * 3), 2)}`,
+      verdict: ours.description,
+    },
+  ];
+}
+
 /** A program's first line of `--version` output (or `-V` for tmux). */
 function versionOf(argv: string[]): string {
   const result = spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
@@ -178,7 +249,15 @@ async function main(): Promise<void> {
   } else {
     progress("tmux is not installed: no baseline");
   }
-  const table = rows(session, tmux);
+  const prefer = (env.BENCH_TERMBRIDGE ?? "auto") as Preference;
+  progress(`script of ${SCRIPT_ROUNDS * 3 + 2} steps through termbridge run`);
+  const script = scriptMs(prefer);
+  let tmuxScript: number | undefined;
+  if (tmux !== undefined) {
+    progress(`the same ${SCRIPT_ROUNDS * 3} steps through tmux`);
+    tmuxScript = tmuxScriptMs(SCRIPT_ROUNDS);
+  }
+  const table = [...rows(session, tmux), ...scriptRows(script, tmuxScript)];
   console.log([
     `termbridge session benchmark on ${runtime.name} ${runtime.version}`,
     `${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}`,

@@ -7,6 +7,7 @@
 import process from "node:process";
 import { isatty } from "node:tty";
 import { afterExit } from "./exit_drain.ts";
+import { BrokenPipeError } from "./errors.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { signalName } from "./signals.ts";
 import type {
@@ -89,9 +90,17 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
   };
 }
 
+// A failed write is reported to its caller (below); without a listener the
+// stream's "error" event would also be printed as an uncaught error.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+
 function writeTo(stream: NodeJS.WriteStream, data: Uint8Array | string): Promise<void> {
+  const name = stream === process.stdout ? "stdout" : "stderr";
   return new Promise((resolve, reject) =>
-    stream.write(data, (error) => error ? reject(error) : resolve())
+    stream.write(data, (error) => {
+      if (!error) resolve();
+      else reject((error as { code?: string }).code === "EPIPE" ? new BrokenPipeError(name) : error);
+    })
   );
 }
 

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { openPtyMaster, setWindowSize } from "./deno_libc.ts";
 import { PtyPoller } from "./deno_poller.ts";
 import { afterExit } from "./exit_drain.ts";
+import { BrokenPipeError } from "./errors.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import type {
   ExitStatus,
@@ -100,7 +101,12 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
 
 async function writeAll(file: typeof Deno.stdout, data: Uint8Array | string): Promise<void> {
   let bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+    throw new BrokenPipeError(file === Deno.stdout ? "stdout" : "stderr");
+  }
 }
 
 /** Runtime abilities backed by Deno. */

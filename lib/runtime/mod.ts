@@ -11,3 +11,4 @@ export const runtime: Runtime = "Deno" in globalThis
   : (await import("./bun.ts")).bunRuntime;
 
 export type * from "./types.ts";
+export { BrokenPipeError } from "./errors.ts";

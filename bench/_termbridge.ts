@@ -1,0 +1,75 @@
+/**
+ * Which termbridge a benchmark starts: the compiled binary, or this runtime
+ * running main.ts, with a warning when the binary is older than the sources.
+ * @module
+ */
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { runtime } from "../lib/runtime/mod.ts";
+
+/** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
+export type Preference = "auto" | "binary" | "source";
+
+/** How to start a termbridge mode, and what to call it in the report. */
+export interface TermbridgeCommand {
+  command: string;
+  /** Arguments up to and including the mode's own. */
+  args: string[];
+  description: string;
+  /** A warning for the report (a binary older than the sources), or undefined. */
+  warning?: string;
+}
+
+/** The newest modification time of the `.ts` files under `dir`. */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The command that runs `termbridge MODE...`: `binary` (default path
+ * `ROOT/dist/termbridge`), `source` (this runtime running main.ts), or `auto`
+ * (the binary when it exists).
+ * @throws {Error} when `binary` is asked for and not built
+ */
+export function termbridgeCommand(
+  root: string,
+  mode: string[],
+  prefer: Preference,
+  binaryPath?: string,
+): TermbridgeCommand {
+  const binary = resolve(binaryPath ?? join(root, "dist", "termbridge"));
+  const useBinary = prefer === "binary" || (prefer === "auto" && existsSync(binary));
+  if (!useBinary) {
+    const main = join(root, "main.ts");
+    const args = runtime.name === "deno" ? ["run", "-A", main, ...mode] : [main, ...mode];
+    return {
+      command: process.execPath,
+      args,
+      description: `${runtime.name} main.ts ${mode.join(" ")} ` +
+        `(from source, ${runtime.name} ${runtime.version})`,
+    };
+  }
+  if (!existsSync(binary)) throw new Error(`Cannot start "${binary}": not built (run make build)`);
+  const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout?.trim();
+  const sources = Math.max(
+    newestSource(join(root, "lib")),
+    statSync(join(root, "main.ts")).mtimeMs,
+  );
+  return {
+    command: binary,
+    args: mode,
+    description: `${binary} ${mode.join(" ")} (compiled binary: ${version || "version unknown"})`,
+    warning: statSync(binary).mtimeMs < sources
+      ? "the binary is older than the sources: run make build for current figures"
+      : undefined,
+  };
+}
