@@ -9,7 +9,7 @@ import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { runtime } from "../../lib/runtime/mod.ts";
 import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
 import { inTempDir, termbridge, testEnv } from "./_cli.ts";
 
@@ -213,11 +213,19 @@ describe("script: run", () => {
     await inTempDir(async (dir) => {
       writeFileSync(join(dir, "flood.tb"), "open\nexec seq 1 300000\n");
       const quoted = termbridgeArgv().map((arg) => `'${arg}'`).join(" ");
-      const result = spawnSync("bash", [
-        "-c",
-        `${quoted} run flood.tb 2>stderr.txt | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`,
-      ], { cwd: dir, encoding: "utf8", env: testEnv(dir) });
-      assert.equal(result.stdout.trim(), "141");
+      const pipeline = runtime.spawnPiped({
+        argv: [
+          "bash",
+          "-c",
+          `${quoted} run flood.tb 2>stderr.txt | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+        ],
+        cwd: dir,
+        env: testEnv(dir),
+        stderr: "inherit",
+      });
+      await pipeline.stdin.close();
+      const [status] = await Promise.all([new Response(pipeline.stdout).text(), pipeline.exited]);
+      assert.equal(status.trim(), "141");
       assert.equal(readFileSync(join(dir, "stderr.txt"), "utf8"), "");
     });
   });
