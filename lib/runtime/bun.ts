@@ -99,7 +99,9 @@ function writeTo(stream: NodeJS.WriteStream, data: Uint8Array | string): Promise
   return new Promise((resolve, reject) =>
     stream.write(data, (error) => {
       if (!error) resolve();
-      else reject((error as { code?: string }).code === "EPIPE" ? new BrokenPipeError(name) : error);
+      else {reject(
+          (error as { code?: string }).code === "EPIPE" ? new BrokenPipeError(name) : error,
+        );}
     })
   );
 }
