@@ -5,10 +5,11 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { runtime } from "../lib/runtime/mod.ts";
+import { isBinaryCurrent } from "../tests/helpers.ts";
 
 /** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
 export type Preference = "auto" | "binary" | "source";
@@ -21,17 +22,6 @@ export interface TermbridgeCommand {
   description: string;
   /** A warning for the report (a binary older than the sources), or undefined. */
   warning?: string;
-}
-
-/** The newest modification time of the `.ts` files under `dir`. */
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
 }
 
 /**
@@ -60,16 +50,12 @@ export function termbridgeCommand(
   }
   if (!existsSync(binary)) throw new Error(`Cannot start "${binary}": not built (run make build)`);
   const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout?.trim();
-  const sources = Math.max(
-    newestSource(join(root, "lib")),
-    statSync(join(root, "main.ts")).mtimeMs,
-  );
   return {
     command: binary,
     args: mode,
     description: `${binary} ${mode.join(" ")} (compiled binary: ${version || "version unknown"})`,
-    warning: statSync(binary).mtimeMs < sources
-      ? "the binary is older than the sources: run make build for current figures"
-      : undefined,
+    warning: isBinaryCurrent(root, binary)
+      ? undefined
+      : "the binary is older than the sources: run make build for current figures",
   };
 }

@@ -6,15 +6,7 @@
  */
 
 import type { ChildProcess } from "node:child_process";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { runtime } from "../../lib/runtime/mod.ts";
-import { termbridgeArgv } from "../helpers.ts";
+import { isBinaryCurrent, termbridgeArgv } from "../helpers.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -44,16 +36,6 @@ export interface ToolText {
   structured?: Record<string, unknown>;
 }
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 let chosen: { command: string; args: string[] } | undefined;
 
 /**
@@ -68,13 +50,7 @@ export function termbridgeCommand(): { command: string; args: string[] } {
   const binary = join(ROOT, "dist", "termbridge");
   if (override) {
     chosen = { command: resolve(override), args: [] };
-  } else if (
-    existsSync(binary) &&
-    statSync(binary).mtimeMs >= Math.max(
-        newestSource(join(ROOT, "lib")),
-        statSync(join(ROOT, "main.ts")).mtimeMs,
-      )
-  ) {
+  } else if (isBinaryCurrent(ROOT, binary)) {
     chosen = { command: binary, args: [] };
   } else {
     const [command, ...args] = termbridgeArgv();
