@@ -58,7 +58,7 @@ try {
     const mode = MODES.some((m) => m.name === args[0]) ? `${args[0]} ` : "";
     await runtime.writeStderr(
       `termbridge: ${error.message}\nRun "termbridge ${mode}--help" for usage.\n`,
-    );
+    ).catch(() => {});
     runtime.exit(EXIT.usage);
   }
   // Whoever read our output is gone (`| head`): nothing to say, and nobody to say it to.
@@ -69,6 +69,6 @@ try {
     : error instanceof Error
     ? error.stack ?? `${error.name}: ${error.message}`
     : String(error);
-  await runtime.writeStderr(`termbridge: ${text}\n`);
+  await runtime.writeStderr(`termbridge: ${text}\n`).catch(() => {}); // stderr may be gone too.
   runtime.exit(EXIT.failure);
 }

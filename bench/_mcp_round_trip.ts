@@ -7,7 +7,7 @@
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import type { McpCommand } from "./_mcp_server.ts";
+import type { TermbridgeCommand } from "./_termbridge.ts";
 import { startMcp } from "./_mcp_server.ts";
 import { fixed, median, percentile, progress, type Row, verdict } from "./_report.ts";
 
@@ -58,7 +58,7 @@ async function round(client: Client, marker: string) {
 /** Runs the rounds on one fresh server and reports the figures. */
 export async function roundTripSection(
   root: string,
-  command: McpCommand,
+  command: TermbridgeCommand,
   options: { rounds: number; warmups: number },
 ): Promise<Row[]> {
   const server = await startMcp(root, command);

@@ -14,19 +14,17 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { settleWithin } from "../lib/terminal/timing.ts";
 import { type Preference, type TermbridgeCommand, termbridgeCommand } from "./_termbridge.ts";
 
-/** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
-export type McpPreference = Preference;
-
-/** How to start `termbridge mcp`, and what to call it in the report. */
-export type McpCommand = TermbridgeCommand;
-
 /**
  * The `termbridge mcp` to benchmark: `binary` (default path
  * `ROOT/dist/termbridge`), `source` (this runtime running main.ts), or `auto`
  * (the binary when it exists).
  * @throws {Error} when `binary` is asked for and not built
  */
-export function mcpCommand(root: string, prefer: McpPreference, binaryPath?: string): McpCommand {
+export function mcpCommand(
+  root: string,
+  prefer: Preference,
+  binaryPath?: string,
+): TermbridgeCommand {
   return termbridgeCommand(root, ["mcp"], prefer, binaryPath);
 }
 
@@ -51,7 +49,7 @@ export interface McpServer {
 }
 
 /** Spawns `termbridge mcp` in `root`, completes the handshake and lists the tools, timing both. */
-export async function startMcp(root: string, command: McpCommand): Promise<McpServer> {
+export async function startMcp(root: string, command: TermbridgeCommand): Promise<McpServer> {
   let stderr = "";
   const transport = new StdioClientTransport({
     command: command.command,
@@ -100,7 +98,7 @@ export async function startMcp(root: string, command: McpCommand): Promise<McpSe
  * floor of the process, without MCP.
  * @throws {Error} when it fails
  */
-export function versionRun(command: McpCommand): number {
+export function versionRun(command: TermbridgeCommand): number {
   const args = command.args.slice(0, -1); // Without "mcp".
   const start = performance.now();
   const result = spawnSync(command.command, [...args, "--version"], { encoding: "utf8" });

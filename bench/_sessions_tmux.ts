@@ -165,20 +165,22 @@ export function tmuxTrueLatencies(rounds: number, warmup: number): TmuxLatencies
 }
 
 /**
- * The 1,000-step script of `bench/sessions.ts` the way a tmux-based tool runs
- * it: per round, send-keys `x`, send-keys `BSpace`, then capture-pane until
- * the prompt is on screen (the script expects its `$`). Milliseconds for all
- * the steps.
+ * The steps of the script of `bench/sessions.ts` the way a tmux-based tool
+ * runs them: per round, send-keys `x`, capture-pane until the prompt line
+ * shows exactly it, send-keys `BSpace`, capture-pane until the line is bare.
+ * Milliseconds for the steps (the shell is started before).
  */
 export function tmuxScriptMs(rounds: number): number {
   const shell = new TmuxShell();
+  const lineIs = (expected: string) => (lines: string[]) => lines.at(-1) === expected;
   try {
     shell.pollUntil((lines) => countPrompts(lines).idle, "the first prompt");
     const start = performance.now();
     for (let i = 0; i < rounds; i++) {
       shell.keys("x");
+      shell.pollUntil(lineIs(`${TMUX_PROMPT} x`), "x after the prompt");
       shell.keys("BSpace");
-      shell.pollUntil((lines) => lines.some((line) => line.startsWith(TMUX_PROMPT)), "the prompt");
+      shell.pollUntil(lineIs(TMUX_PROMPT), "the bare prompt");
     }
     return performance.now() - start;
   } finally {

@@ -9,10 +9,20 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { runtime } from "../lib/runtime/mod.ts";
-import { isBinaryCurrent } from "../tests/helpers.ts";
+import { isBinaryCurrent } from "../tests/built_binary.ts";
 
 /** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
 export type Preference = "auto" | "binary" | "source";
+
+/**
+ * Reads a preference from an environment variable's value (`auto` when unset).
+ * @throws {Error} naming the variable for any other value
+ */
+export function parsePreference(name: string, value: string | undefined): Preference {
+  if (value === undefined || value === "") return "auto";
+  if (value === "auto" || value === "binary" || value === "source") return value;
+  throw new RangeError(`Cannot read ${name}: expected auto, binary or source, got "${value}"`);
+}
 
 /** How to start a termbridge mode, and what to call it in the report. */
 export interface TermbridgeCommand {

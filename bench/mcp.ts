@@ -27,14 +27,9 @@ import { cpus } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtime } from "../lib/runtime/mod.ts";
-import {
-  type McpCommand,
-  mcpCommand,
-  type McpPreference,
-  startMcp,
-  versionRun,
-} from "./_mcp_server.ts";
+import { mcpCommand, startMcp, versionRun } from "./_mcp_server.ts";
 import { roundTripSection } from "./_mcp_round_trip.ts";
+import { parsePreference, type TermbridgeCommand } from "./_termbridge.ts";
 import {
   envNumber,
   failedRow,
@@ -51,12 +46,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The run's settings, from the environment. */
 function readConfig(env: Record<string, string>) {
-  const prefer = env.BENCH_MCP ?? "auto";
-  if (!["auto", "binary", "source"].includes(prefer)) {
-    throw new RangeError(`Cannot read BENCH_MCP: expected auto, binary or source, got "${prefer}"`);
-  }
   return {
-    prefer: prefer as McpPreference,
+    prefer: parsePreference("BENCH_MCP", env.BENCH_MCP),
     binary: env.BENCH_MCP_BIN || undefined,
     starts: envNumber(env, "BENCH_STARTS", 10),
     rounds: envNumber(env, "BENCH_ROUNDS", 200),
@@ -67,7 +58,7 @@ function readConfig(env: Record<string, string>) {
 }
 
 /** Section 1: fresh servers, each timed from spawn to initialize and to tools/list, then stopped. */
-async function startupSection(command: McpCommand, starts: number): Promise<Row[]> {
+async function startupSection(command: TermbridgeCommand, starts: number): Promise<Row[]> {
   const initialize: number[] = [];
   const toolsList: number[] = [];
   const version: number[] = [];

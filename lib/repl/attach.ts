@@ -31,7 +31,11 @@ export interface AttachIo {
 
 /** Mouse tracking modes in DECSET numbers, and their encodings we can mirror. */
 const MOUSE_TRACKING = { none: 0, x10: 9, vt200: 1000, drag: 1002, any: 1003 } as const;
-const MOUSE_ENCODING: Record<string, number> = { SGR: 1006, SGR_PIXELS: 1016 };
+const MOUSE_ENCODING: Record<TerminalModes["mouseEncoding"], number> = {
+  DEFAULT: 0,
+  SGR: 1006,
+  SGR_PIXELS: 1016,
+};
 
 /**
  * Sets the person's terminal to the program's modes, each one explicitly on
@@ -41,16 +45,16 @@ const MOUSE_ENCODING: Record<string, number> = { SGR: 1006, SGR_PIXELS: 1016 };
 function modesSequence(modes: TerminalModes): string {
   const decset = (mode: number, on: boolean) => `\x1b[?${mode}${on ? "h" : "l"}`;
   const tracking = MOUSE_TRACKING[modes.mouseTracking];
-  const encoding = MOUSE_ENCODING[modes.mouseEncoding] ?? 0;
+  const encoding = MOUSE_ENCODING[modes.mouseEncoding];
   return [
     decset(1, modes.applicationCursorKeys),
     modes.applicationKeypad ? "\x1b=" : "\x1b>",
     decset(2004, modes.bracketedPaste),
     // Resetting any mouse mode turns tracking off (or the encoding to default)
-    // in xterm: all off first, then the program's on.
+    // in xterm: all off first, then the program's on. The encoding counts on
+    // its own: a program may choose it before it turns tracking on.
     ...[9, 1000, 1002, 1003, 1006, 1016].map((mode) => decset(mode, false)),
-    ...[tracking, tracking === 0 ? 0 : encoding].filter((mode) => mode !== 0)
-      .map((mode) => decset(mode, true)),
+    ...[tracking, encoding].filter((mode) => mode !== 0).map((mode) => decset(mode, true)),
     decset(1004, modes.sendFocus),
     decset(25, !modes.cursorHidden),
   ].join("");

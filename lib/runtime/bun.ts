@@ -94,15 +94,17 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
 // stream's "error" event would also be printed as an uncaught error.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
+/** How a write fails once the reader is gone: EPIPE first, a destroyed stream after that. */
+const BROKEN_PIPE_CODES = new Set(["EPIPE", "ERR_STREAM_DESTROYED"]);
+
 function writeTo(stream: NodeJS.WriteStream, data: Uint8Array | string): Promise<void> {
   const name = stream === process.stdout ? "stdout" : "stderr";
+  const failure = (error: Error) =>
+    BROKEN_PIPE_CODES.has((error as { code?: string }).code ?? "")
+      ? new BrokenPipeError(name)
+      : error;
   return new Promise((resolve, reject) =>
-    stream.write(data, (error) => {
-      if (!error) resolve();
-      else {reject(
-          (error as { code?: string }).code === "EPIPE" ? new BrokenPipeError(name) : error,
-        );}
-    })
+    stream.write(data, (error) => error ? reject(failure(error)) : resolve())
   );
 }
 

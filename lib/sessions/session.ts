@@ -77,6 +77,8 @@ const FIRST_PROMPT_MS = 10_000;
 
 interface Running {
   command: string;
+  /** Prompts the shell had shown when the command was sent. */
+  prompts: number;
   /** Text-log offset where the command's output starts (OSC 133;C), once known. */
   start?: number;
   /** Offset up to which output was already returned by a `running` result. */
@@ -183,7 +185,7 @@ export class Session {
       return this.#running ? await this.#collect(timeoutMs, signal) : this.#idleResult(command);
     }
     this.#checkAlive(command);
-    if (this.#running?.end !== undefined) this.#running = undefined; // Ended; nobody collected it.
+    if (this.#running && this.#ended(this.#running)) this.#running = undefined; // Nobody collected it.
     if (this.#running) {
       throw new SessionBusyError(
         `Cannot run ${JSON.stringify(command)} in session "${this.name}": ${
@@ -204,19 +206,19 @@ export class Session {
       ).catch(() => {}); // Sent anyway: the shell may just have a prompt termbridge cannot see.
       signal?.throwIfAborted();
     }
-    this.#running = { command };
-    const prompts = this.#promptCount;
+    const running: Running = { command, prompts: this.#promptCount };
+    this.#running = running;
     this.#send(command, "\r");
     // A line the shell does not run (empty, only a comment) brings the prompt back without a start.
     await this.terminal.waitFor(
       () =>
-        this.#running?.start !== undefined || this.#promptCount > prompts ||
-        this.terminal.exitStatus !== null || undefined,
+        running.start !== undefined || this.#ended(running) || this.terminal.exitStatus !== null ||
+        undefined,
       "the command to start",
       timeoutMs,
       signal,
     ).catch(() => {}); // Reported as `running` below.
-    if (this.#running?.start === undefined && this.#promptCount > prompts) {
+    if (running.start === undefined && this.#ended(running)) {
       this.#running = undefined;
       return this.#idleResult(command);
     }
@@ -248,7 +250,7 @@ export class Session {
       idleFor(this.terminal, SETTLE_MS, options.timeoutMs, false, waiting),
       this.terminal.waitFor(
         () =>
-          running !== undefined && running.end !== undefined || this.terminal.exitStatus !== null ||
+          running !== undefined && this.#ended(running) || this.terminal.exitStatus !== null ||
           undefined,
         "the command to end",
         options.timeoutMs,
@@ -257,7 +259,7 @@ export class Session {
     ]).catch(() => {}); // A timeout just ends the wait.
     done.abort();
     signal?.throwIfAborted();
-    if (running !== undefined && running.end !== undefined) {
+    if (running !== undefined && this.#ended(running)) {
       running.reported = from;
       return this.#collect(0);
     }
@@ -289,7 +291,7 @@ export class Session {
   wait(condition: WaitCondition, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
     // A command whose end mark arrived is over, even before a result collected it.
     const atPrompt = () =>
-      this.#atPrompt && (this.#running === undefined || this.#running.end !== undefined);
+      this.#atPrompt && (this.#running === undefined || this.#ended(this.#running));
     return waitOn(this.terminal, condition, timeoutMs, atPrompt, signal);
   }
 
@@ -362,6 +364,16 @@ export class Session {
     if (/[\r\n]/.test(input)) this.#atPrompt = false;
   }
 
+  /**
+   * Whether a command is over: its end mark arrived, or a new prompt came
+   * without its start mark (a line the shell did not run: empty, a comment),
+   * even when nobody was waiting any more to see it.
+   */
+  #ended(running: Running): boolean {
+    return running.end !== undefined ||
+      running.start === undefined && this.#promptCount > running.prompts;
+  }
+
   #mark(osc: string, offset: number): void {
     const mark = parseShellMark(osc);
     if (mark === undefined) return;
@@ -379,7 +391,7 @@ export class Session {
         break;
       case "command-start":
         this.#atPrompt = false;
-        this.#running ??= { command: TYPED };
+        this.#running ??= { command: TYPED, prompts: this.#promptCount };
         this.#running.start ??= offset;
         break;
       case "command-end":
@@ -402,7 +414,7 @@ export class Session {
     const running = this.#running!;
     await this.terminal.waitFor(
       () =>
-        running.end !== undefined && this.#atPrompt || this.terminal.exitStatus !== null ||
+        this.#ended(running) && this.#atPrompt || this.terminal.exitStatus !== null ||
         undefined,
       "the command to finish",
       Math.max(timeoutMs, 1),
@@ -410,7 +422,7 @@ export class Session {
     ).catch(() => {}); // Reported as `running`.
     signal?.throwIfAborted();
     const from = running.reported ?? running.start ?? this.terminal.textLog.totalBytes;
-    if (running.end === undefined && this.terminal.exitStatus === null) {
+    if (!this.#ended(running) && this.terminal.exitStatus === null) {
       const slice = this.#slice(from, undefined);
       running.reported = this.terminal.textLog.totalBytes;
       return this.#result(running.command, slice, "running", null);

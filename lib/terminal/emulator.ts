@@ -34,6 +34,9 @@ interface XtermCore {
   coreMouseService: { activeEncoding: string };
 }
 
+/** The mouse report encodings a program can choose (xterm.js also knows URXVT's, unused). */
+export type MouseEncoding = "DEFAULT" | "SGR" | "SGR_PIXELS";
+
 /**
  * The modes a program set that change what a real terminal must send it or
  * show: what a person's terminal mirrors when it takes the program over.
@@ -47,8 +50,8 @@ export interface TerminalModes {
   bracketedPaste: boolean;
   /** Mouse events the program asked for (DECSET 9, 1000, 1002, 1003). */
   mouseTracking: "none" | "x10" | "vt200" | "drag" | "any";
-  /** Their encoding, in xterm's names: `"DEFAULT"`, `"SGR"` (1006), `"SGR_PIXELS"` (1016). */
-  mouseEncoding: string;
+  /** Their encoding, in xterm's names: `"SGR"` is DECSET 1006, `"SGR_PIXELS"` 1016. */
+  mouseEncoding: MouseEncoding;
   /** Focus in/out reports (DECSET 1004). */
   sendFocus: boolean;
   /** The cursor was hidden (DECTCEM off). */
@@ -126,7 +129,7 @@ export class Emulator {
       applicationKeypad: modes.applicationKeypadMode,
       bracketedPaste: modes.bracketedPasteMode,
       mouseTracking: modes.mouseTrackingMode,
-      mouseEncoding: this.#core.coreMouseService.activeEncoding,
+      mouseEncoding: mouseEncoding(this.#core.coreMouseService.activeEncoding),
       sendFocus: modes.sendFocusMode,
       cursorHidden: this.#core.coreService.isCursorHidden,
     };
@@ -145,4 +148,8 @@ export class Emulator {
   dispose(): void {
     this.#term.dispose();
   }
+}
+
+function mouseEncoding(name: string): MouseEncoding {
+  return name === "SGR" || name === "SGR_PIXELS" ? name : "DEFAULT";
 }

@@ -6,8 +6,6 @@
 
 import { type ExitStatus, type PtyProcess, runtime } from "../runtime/mod.ts";
 import { Emulator, type TerminalModes } from "./emulator.ts";
-
-export type { TerminalModes } from "./emulator.ts";
 import { SpawnError, TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
 import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
@@ -16,6 +14,8 @@ import { linesToText, type ScreenScope } from "./screen.ts";
 import { sessionProcessGroups } from "./process_groups.ts";
 import { PlainTextStream } from "./text_stream.ts";
 import { settleWithin } from "./timing.ts";
+
+export type { MouseEncoding, TerminalModes } from "./emulator.ts";
 
 /** Defaults of a new terminal. */
 export const TERMINAL_DEFAULTS = {

@@ -15,7 +15,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { runtime } from "../../lib/runtime/mod.ts";
-import { isBinaryCurrent, termbridgeArgv } from "../helpers.ts";
+import { isBinaryCurrent } from "../built_binary.ts";
+import { termbridgeArgv } from "../helpers.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

@@ -233,13 +233,19 @@ describe("script: run", () => {
   // How fast it runs is measured by bench/sessions.ts, not here.
   it("run: a script of 1,000 steps (type, key, expect) runs every step", async () => {
     await inTempDir(async (dir) => {
-      const steps = ["open --size 80x24", "exec PS1='tb$ '"];
-      for (let i = 0; i < 333; i++) steps.push("type x", "key BSpace", 'expect "$"');
+      // Each expect waits for the effect of the step before it: a lost key fails.
+      const round = [
+        "type x",
+        String.raw`expect '/^tb\$ x$/'`,
+        "key BSpace",
+        String.raw`expect '/^tb\$$/'`,
+      ];
+      const steps = ["open --size 80x24", "exec PS1='tb$ '", ...Array(250).fill(round).flat()];
       writeFileSync(join(dir, "long.tb"), steps.join("\n") + "\n");
       const result = await termbridge(["run", "--json", "long.tb"], { cwd: dir });
       assert.equal(result.code, 0, result.stderr);
       const report = JSON.parse(result.stdout);
-      assert.equal(report.steps.length, 1001);
+      assert.equal(report.steps.length, 1002);
       assert.ok(report.steps.every((step: { ok: boolean }) => step.ok));
     });
   });

@@ -114,6 +114,19 @@ describe("sessions: exec", () => {
     });
   });
 
+  it("sessions: a line the shell does not run ends the command, even when nobody waited for it", async () => {
+    await withSessions(async ({ open }) => {
+      const session = await open("comment");
+      const stop = new AbortController();
+      const cancelled = session.exec("# only a comment", TIMEOUT_MS, stop.signal);
+      stop.abort(); // Sent, but nobody waits for the prompt that comes back.
+      await assert.rejects(cancelled);
+      await session.wait({ prompt: true }, TIMEOUT_MS);
+      assert.equal((await session.exec("echo next", TIMEOUT_MS)).output, "next\n");
+      assert.equal(session.running, null);
+    });
+  });
+
   it("sessions: exec while a command runs is a SessionBusyError that says so", async () => {
     await withSessions(async ({ open }) => {
       const session = await open("busy");

@@ -154,10 +154,11 @@ describe("plain text stream", () => {
     }
   });
 
-  it("plain text stream: random streams give the same text and marks whole and byte by byte", () => {
-    // Whole streams without strings take the one-pass path; single bytes take
-    // the state machine: the two must agree on anything, malformed input included.
-    const tokens = [
+  describe("random streams", () => {
+    // Whole chunks without strings take the one-pass path; single bytes take
+    // the state machine; random cuts mix both, and resume the fast path after
+    // a sequence split across chunks. All must agree on anything.
+    const anything = [
       "a",
       "word ",
       "é",
@@ -197,6 +198,13 @@ describe("plain text stream", () => {
       "\u009d",
       "\u0085",
     ]; // deno-fmt-ignore
+    // Mostly what the one-pass path handles (complete sequences, CR LF, text,
+    // ground controls), now and then a string or a malformed sequence.
+    const likely = [
+      "text ", "ünï ", "😀", "\r\n", "\r", "\t", BEL, "\b", `${ESC}[0m`, `${ESC}[01;34m`,
+      `${ESC}[38;5;208m`, `${ESC}[?1049h`, `${ESC}[2J`, `${ESC}[10;20H`, `${ESC}(B`, `${ESC}=`,
+      `${ESC}7`, `${ESC}M`, `${ESC}[2 q`, `${ESC}]133;D;0${BEL}`, `${ESC}]8;;x${ST}`, `${ESC}[3\n1m`,
+    ]; // deno-fmt-ignore
     let seed = 0x7e57;
     const random = () => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -208,14 +216,72 @@ describe("plain text stream", () => {
       for (const chunk of chunks) text += stream.push(chunk);
       return { text: text + stream.end(), marks: stream.takeOscMarks() };
     };
-    for (let n = 0; n < 2000; n++) {
-      const length = 1 + Math.floor(random() * 30);
-      const input = Array.from({ length }, () => tokens[Math.floor(random() * tokens.length)])
-        .join("");
-      const bytes = encoder.encode(input);
-      const whole = run([bytes]);
-      const bytewise = run(Array.from(bytes, (byte) => Uint8Array.of(byte)));
-      assert.deepEqual(bytewise, whole, show(input));
+    const randomCuts = (bytes: Uint8Array) => {
+      const cuts = Array.from(
+        { length: 1 + Math.floor(random() * 3) },
+        () => Math.floor(random() * (bytes.length + 1)),
+      ).sort((a, b) => a - b);
+      return [0, ...cuts].map((cut, i, all) => bytes.subarray(cut, all[i + 1] ?? bytes.length));
+    };
+    it("plain text stream: every three of the edge tokens give the same text whole and byte by byte", () => {
+      const edges = [
+        ESC,
+        `${ESC}[`,
+        `${ESC}(`,
+        `${ESC}]`,
+        `${ESC}P`,
+        "[",
+        "(",
+        "\\",
+        "a",
+        "m",
+        "1",
+        " ",
+        "\x7f",
+        "\x18",
+        BEL,
+        "\r",
+        "\n",
+        "é",
+        "\u009b",
+        "\u009c",
+      ]; // deno-fmt-ignore
+      for (const a of edges) {
+        for (const b of edges) {
+          for (const c of edges) {
+            const bytes = encoder.encode(a + b + c);
+            const whole = run([bytes]);
+            const bytewise = run(Array.from(bytes, (byte) => Uint8Array.of(byte)));
+            if (whole.text !== bytewise.text) {
+              assert.fail(`${show(a + b + c)}: ${show(whole.text)} whole, ${show(bytewise.text)} bytewise`);
+            }
+          }
+        }
+      }
+    });
+
+    const cases = [
+      // Short ones often have nothing that needs the state machine: they test the one pass.
+      { name: "short streams of any tokens", tokens: anything, most: 4, count: 6000 },
+      { name: "long streams of any tokens", tokens: anything, most: 30, count: 2000 },
+      { name: "streams of mostly complete sequences", tokens: likely, most: 30, count: 2000 },
+    ];
+    for (const { name, tokens, most, count } of cases) {
+      it(`plain text stream: ${name} give the same text and marks whole, cut and byte by byte`, () => {
+        for (let n = 0; n < count; n++) {
+          const length = 1 + Math.floor(random() * most);
+          const input = Array.from({ length }, () => tokens[Math.floor(random() * tokens.length)])
+            .join("");
+          const bytes = encoder.encode(input);
+          const whole = run([bytes]);
+          assert.deepEqual(
+            run(Array.from(bytes, (byte) => Uint8Array.of(byte))),
+            whole,
+            show(input),
+          );
+          assert.deepEqual(run(randomCuts(bytes)), whole, show(input));
+        }
+      });
     }
   });
 
