@@ -5,7 +5,6 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
 import { isKeyName } from "../terminal/keys.ts";
@@ -13,7 +12,8 @@ import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
 import { CastRecorder } from "./recorder.ts";
-import { integrateShell, parseShellMark } from "./shell_integration.ts";
+import { integrateShell } from "./shell_integration.ts";
+import { ShellState } from "./shell_state.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 
 /** How the end of a command was known. */
@@ -67,25 +67,10 @@ export interface SessionInfo {
   recording: string | null;
 }
 
-/** What `running` says of a command typed in the terminal rather than run by `exec`. */
-const TYPED = "(typed in the terminal)";
-
 /** How long a fallback exec waits for the screen to settle. */
 const SETTLE_MS = 400;
 /** How long opening waits for a shell's first prompt. */
 const FIRST_PROMPT_MS = 10_000;
-
-interface Running {
-  command: string;
-  /** Prompts the shell had shown when the command was sent. */
-  prompts: number;
-  /** Text-log offset where the command's output starts (OSC 133;C), once known. */
-  start?: number;
-  /** Offset up to which output was already returned by a `running` result. */
-  reported?: number;
-  end?: number;
-  exitCode?: number | null;
-}
 
 /** Returns the user's shell: `$SHELL`, else bash, else sh. */
 export function defaultShell(env: Record<string, string>): string {
@@ -106,10 +91,8 @@ export class Session {
   readonly program: string[];
   readonly terminal: Terminal;
   readonly integration: "shell" | "none";
-  #cwd: string;
-  #atPrompt = false;
-  #promptCount = 0;
-  #running: Running | undefined;
+  /** What the shell's integration marks said (for other programs, only the cwd it started in). */
+  readonly #shell: ShellState;
   #lastOutputAt = performance.now();
   #recorder: CastRecorder | undefined;
   #stopRecording: (() => void) | undefined;
@@ -118,19 +101,20 @@ export class Session {
     const env = { ...runtime.env(), ...options.env };
     this.name = options.name;
     this.program = options.program ?? [defaultShell(env)];
-    this.#cwd = options.cwd ?? runtime.cwd();
+    const cwd = options.cwd ?? runtime.cwd();
+    this.#shell = new ShellState(cwd);
     const shell = integrateShell(this.program[0], this.program.slice(1));
     this.integration = shell ? "shell" : "none";
     const spawn: TerminalOptions = {
       argv: shell?.argv ?? this.program,
-      cwd: this.#cwd,
+      cwd,
       env: { ...env, ...shell?.env },
       cols: options.cols,
       rows: options.rows,
       scrollback: options.scrollback,
     };
     this.terminal = Terminal.spawn(spawn);
-    this.terminal.onOsc((osc, offset) => this.#mark(osc, offset));
+    this.terminal.onOsc((osc, offset) => this.#shell.mark(osc, offset));
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) this.record(options.record);
   }
@@ -145,7 +129,7 @@ export class Session {
     try {
       if (session.integration === "shell") {
         await session.terminal.waitFor(
-          () => session.#atPrompt || session.terminal.exitStatus !== null || undefined,
+          () => session.#shell.atPrompt || session.terminal.exitStatus !== null || undefined,
           "the shell's first prompt",
           FIRST_PROMPT_MS,
         );
@@ -161,12 +145,12 @@ export class Session {
 
   /** The working directory the shell last reported (or the one it started in). */
   get cwd(): string {
-    return this.#cwd;
+    return this.#shell.cwd;
   }
 
   /** The command running now, if termbridge knows of one. */
   get running(): string | null {
-    return this.#running?.command ?? null;
+    return this.#shell.running?.command ?? null;
   }
 
   /**
@@ -182,44 +166,48 @@ export class Session {
   async exec(command: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
     signal?.throwIfAborted();
     if (command.trim() === "") {
-      return this.#running ? await this.#collect(timeoutMs, signal) : this.#idleResult(command);
+      return this.#shell.running
+        ? await this.#collect(timeoutMs, signal)
+        : this.#idleResult(command);
     }
     this.#checkAlive(command);
-    if (this.#running && this.#ended(this.#running)) this.#running = undefined; // Nobody collected it.
-    if (this.#running) {
+    if (this.#shell.running && this.#shell.ended(this.#shell.running)) {
+      this.#shell.running = undefined; // Nobody collected it.
+    }
+    if (this.#shell.running) {
       throw new SessionBusyError(
         `Cannot run ${JSON.stringify(command)} in session "${this.name}": ${
-          JSON.stringify(this.#running.command)
+          JSON.stringify(this.#shell.running.command)
         } is still running; send it input, a key such as C-c, or an empty command to collect its output`,
       );
     }
     if (this.integration === "none") {
       return await this.#execUntilSettled(command, timeoutMs, signal);
     }
-    if (!this.#atPrompt) {
+    if (!this.#shell.atPrompt) {
       // Text typed before the prompt is drawn would be echoed twice: wait for it.
       await this.terminal.waitFor(
-        () => this.#atPrompt || this.terminal.exitStatus !== null || undefined,
+        () => this.#shell.atPrompt || this.terminal.exitStatus !== null || undefined,
         "the prompt",
         timeoutMs,
         signal,
       ).catch(() => {}); // Sent anyway: the shell may just have a prompt termbridge cannot see.
       signal?.throwIfAborted();
     }
-    const running: Running = { command, prompts: this.#promptCount };
-    this.#running = running;
+    const running = this.#shell.begin(command);
     this.#send(command, "\r");
     // A line the shell does not run (empty, only a comment) brings the prompt back without a start.
     await this.terminal.waitFor(
       () =>
-        running.start !== undefined || this.#ended(running) || this.terminal.exitStatus !== null ||
+        running.start !== undefined || this.#shell.ended(running) ||
+        this.terminal.exitStatus !== null ||
         undefined,
       "the command to start",
       timeoutMs,
       signal,
     ).catch(() => {}); // Reported as `running` below.
-    if (running.start === undefined && this.#ended(running)) {
-      this.#running = undefined;
+    if (running.start === undefined && this.#shell.ended(running)) {
+      this.#shell.running = undefined;
       return this.#idleResult(command);
     }
     return await this.#collect(timeoutMs, signal);
@@ -242,7 +230,7 @@ export class Session {
     const from = this.terminal.textLog.totalBytes;
     if (text.length > 1 && isKeyName(text)) this.keys([text]);
     else this.#send(text, options.enter === false ? "" : "\r");
-    const running = this.#running;
+    const running = this.#shell.running;
     // Both waits end together: the first to settle aborts the other's listeners.
     const done = new AbortController();
     const waiting = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
@@ -250,7 +238,8 @@ export class Session {
       idleFor(this.terminal, SETTLE_MS, options.timeoutMs, false, waiting),
       this.terminal.waitFor(
         () =>
-          running !== undefined && this.#ended(running) || this.terminal.exitStatus !== null ||
+          running !== undefined && this.#shell.ended(running) ||
+          this.terminal.exitStatus !== null ||
           undefined,
         "the command to end",
         options.timeoutMs,
@@ -259,14 +248,14 @@ export class Session {
     ]).catch(() => {}); // A timeout just ends the wait.
     done.abort();
     signal?.throwIfAborted();
-    if (running !== undefined && this.#ended(running)) {
+    if (running !== undefined && this.#shell.ended(running)) {
       running.reported = from;
       return this.#collect(0);
     }
     return this.#result(
       text,
       this.#slice(from, undefined),
-      this.#running ? "running" : "completed",
+      this.#shell.running ? "running" : "completed",
       null,
     );
   }
@@ -289,10 +278,7 @@ export class Session {
    * @throws the reason of `signal` once it is aborted
    */
   wait(condition: WaitCondition, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult> {
-    // A command whose end mark arrived is over, even before a result collected it.
-    const atPrompt = () =>
-      this.#atPrompt && (this.#running === undefined || this.#ended(this.#running));
-    return waitOn(this.terminal, condition, timeoutMs, atPrompt, signal);
+    return waitOn(this.terminal, condition, timeoutMs, () => this.#shell.idle, signal);
   }
 
   /** The visible screen with cursor, size, alternate-screen state and title. */
@@ -335,7 +321,7 @@ export class Session {
       pid: this.terminal.pid,
       cols: this.terminal.cols,
       rows: this.terminal.rows,
-      cwd: this.#cwd,
+      cwd: this.#shell.cwd,
       running: this.running,
       idleMs: Math.round(performance.now() - this.#lastOutputAt),
       integration: this.integration,
@@ -361,49 +347,7 @@ export class Session {
   /** Notes input that went to the program: recorded, and Enter means the prompt is no longer current. */
   #sent(input: string): void {
     this.#recorder?.input(input);
-    if (/[\r\n]/.test(input)) this.#atPrompt = false;
-  }
-
-  /**
-   * Whether a command is over: its end mark arrived, or a new prompt came
-   * without its start mark (a line the shell did not run: empty, a comment),
-   * even when nobody was waiting any more to see it.
-   */
-  #ended(running: Running): boolean {
-    return running.end !== undefined ||
-      running.start === undefined && this.#promptCount > running.prompts;
-  }
-
-  #mark(osc: string, offset: number): void {
-    const mark = parseShellMark(osc);
-    if (mark === undefined) return;
-    switch (mark.kind) {
-      case "prompt":
-        this.#promptCount++;
-        break;
-      case "prompt-end":
-        // Readline has the terminal now: typed text is not echoed twice.
-        this.#atPrompt = true;
-        // A command typed in the terminal has nobody to collect its result.
-        if (this.#running?.command === TYPED && this.#running.end !== undefined) {
-          this.#running = undefined;
-        }
-        break;
-      case "command-start":
-        this.#atPrompt = false;
-        this.#running ??= { command: TYPED, prompts: this.#promptCount };
-        this.#running.start ??= offset;
-        break;
-      case "command-end":
-        if (this.#running?.start !== undefined) {
-          this.#running.end = offset;
-          this.#running.exitCode = mark.exitCode;
-        }
-        break;
-      case "cwd":
-        this.#cwd = existsSync(mark.path) ? mark.path : safeDecode(mark.path);
-        break;
-    }
+    if (/[\r\n]/.test(input)) this.#shell.atPrompt = false;
   }
 
   /**
@@ -411,10 +355,10 @@ export class Session {
    * output so far. Aborted, it reports nothing and marks nothing as reported.
    */
   async #collect(timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
-    const running = this.#running!;
+    const running = this.#shell.running!;
     await this.terminal.waitFor(
       () =>
-        this.#ended(running) && this.#atPrompt || this.terminal.exitStatus !== null ||
+        this.#shell.ended(running) && this.#shell.atPrompt || this.terminal.exitStatus !== null ||
         undefined,
       "the command to finish",
       Math.max(timeoutMs, 1),
@@ -422,12 +366,12 @@ export class Session {
     ).catch(() => {}); // Reported as `running`.
     signal?.throwIfAborted();
     const from = running.reported ?? running.start ?? this.terminal.textLog.totalBytes;
-    if (!this.#ended(running) && this.terminal.exitStatus === null) {
+    if (!this.#shell.ended(running) && this.terminal.exitStatus === null) {
       const slice = this.#slice(from, undefined);
       running.reported = this.terminal.textLog.totalBytes;
       return this.#result(running.command, slice, "running", null);
     }
-    this.#running = undefined;
+    this.#shell.running = undefined;
     const exitCode = running.exitCode ?? this.terminal.exitStatus?.exitCode ?? null;
     return this.#result(running.command, this.#slice(from, running.end), "completed", exitCode);
   }
@@ -479,7 +423,7 @@ export class Session {
       output: slice.text,
       exitCode,
       status,
-      cwd: this.#cwd,
+      cwd: this.#shell.cwd,
       completion: this.integration === "shell" ? "shell-integration" : "screen-stable",
       truncated: slice.truncated,
     };
@@ -500,13 +444,5 @@ export class Session {
         basename(this.program[0])
       } ${how}; close it and open a new one`,
     );
-  }
-}
-
-function safeDecode(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path; // Not percent-encoded after all.
   }
 }

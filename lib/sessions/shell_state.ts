@@ -1,0 +1,108 @@
+/**
+ * What a shell tells termbridge through its integration marks (OSC 133 and
+ * OSC 7): the prompts it showed, whether its line editor has the terminal,
+ * the command it runs with where that command's output starts and ends, and
+ * its working directory.
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { parseShellMark } from "./shell_integration.ts";
+
+/** What `command` says of a command typed in the terminal rather than sent by `exec`. */
+export const TYPED = "(typed in the terminal)";
+
+/** A command the shell was given, with its place in the terminal's text log. */
+export interface RunningCommand {
+  command: string;
+  /** Prompts the shell had shown when the command was sent. */
+  prompts: number;
+  /** Text-log offset where the command's output starts (OSC 133;C), once known. */
+  start?: number;
+  /** Offset up to which output was already returned by a `running` result. */
+  reported?: number;
+  /** Offset where the output ends (OSC 133;D), once known. */
+  end?: number;
+  exitCode?: number | null;
+}
+
+/** The state of an integrated shell, kept up to date by its marks. */
+export class ShellState {
+  /** The line editor has the terminal: typed text is not echoed twice. */
+  atPrompt = false;
+  /** Prompts shown so far. */
+  prompts = 0;
+  /** The command sent or typed, until a result collected its end. */
+  running: RunningCommand | undefined;
+  /** The working directory the shell last reported. */
+  cwd: string;
+
+  constructor(cwd: string) {
+    this.cwd = cwd;
+  }
+
+  /** Starts following a command sent to the shell. */
+  begin(command: string): RunningCommand {
+    this.running = { command, prompts: this.prompts };
+    return this.running;
+  }
+
+  /**
+   * Whether a command is over: its end mark arrived, or a new prompt came
+   * without its start mark (a line the shell did not run: empty, a comment),
+   * even when nobody was waiting any more to see it.
+   */
+  ended(running: RunningCommand): boolean {
+    return running.end !== undefined ||
+      running.start === undefined && this.prompts > running.prompts;
+  }
+
+  /**
+   * The prompt is back and nothing runs: a command whose end mark arrived is
+   * over, even before a result collected it.
+   */
+  get idle(): boolean {
+    return this.atPrompt && (this.running === undefined || this.ended(this.running));
+  }
+
+  /** Takes an OSC string from the terminal, at its text-log offset; other strings are ignored. */
+  mark(osc: string, offset: number): void {
+    const mark = parseShellMark(osc);
+    if (mark === undefined) return;
+    switch (mark.kind) {
+      case "prompt":
+        this.prompts++;
+        break;
+      case "prompt-end":
+        // The line editor has the terminal now: typed text is not echoed twice.
+        this.atPrompt = true;
+        // A command typed in the terminal has nobody to collect its result.
+        if (this.running?.command === TYPED && this.running.end !== undefined) {
+          this.running = undefined;
+        }
+        break;
+      case "command-start":
+        this.atPrompt = false;
+        this.running ??= { command: TYPED, prompts: this.prompts };
+        this.running.start ??= offset;
+        break;
+      case "command-end":
+        if (this.running?.start !== undefined) {
+          this.running.end = offset;
+          this.running.exitCode = mark.exitCode;
+        }
+        break;
+      case "cwd":
+        this.cwd = existsSync(mark.path) ? mark.path : safeDecode(mark.path);
+        break;
+    }
+  }
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path; // Not percent-encoded after all.
+  }
+}
