@@ -27,10 +27,10 @@ const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => existsSync(path
  * The child is started by util-linux `setsid`, a new session, whose `/bin/sh`
  * opens the slave side as stdio: on Linux, the first terminal a session
  * leader opens (without O_NOCTTY, as shells open redirections) becomes its
- * controlling terminal, and its group the foreground group. The
- * shell then execs the program; every exec keeps the pid, so the pid is the
- * program's. With `stdin: "null"` the shell puts stdin back on /dev/null
- * after opening the terminal, in the same step.
+ * controlling terminal, and its group the foreground group. The shell then
+ * execs the program; every exec keeps the pid, so the pid is the program's.
+ * With `stdin: "null"` the shell puts stdin back on /dev/null after opening
+ * the terminal, in the same step.
  */
 const LAUNCHER = 'exec "$@" <"$0" >"$0" 2>&1';
 const LAUNCHER_STDIN_AT_EOF = 'exec "$@" <"$0" >"$0" 2>&1 </dev/null';
