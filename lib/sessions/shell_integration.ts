@@ -31,9 +31,10 @@ import { basename, join } from "node:path";
 const bashRc = (rcFile: string) =>
   [
     "# termbridge shell integration for bash (generated; safe to delete)",
-    "# bash itself has read the system-wide bashrc; the user's own comes next.",
-    'if [ -z "${TERMBRIDGE_NORC-}" ] && [ -r "$HOME/.bashrc" ]; then',
-    '  . "$HOME/.bashrc"',
+    "# bash itself has read the system-wide bashrc; the user's own comes next",
+    "# (the one given with --rcfile, if any; none with --norc).",
+    'if [ -z "${TERMBRIDGE_NORC-}" ] && [ -r "${TERMBRIDGE_USER_RC:-$HOME/.bashrc}" ]; then',
+    '  . "${TERMBRIDGE_USER_RC:-$HOME/.bashrc}"',
     "fi",
     "__termbridge_prompt() {",
     "  local __tb_status=$?",
@@ -130,7 +131,8 @@ export function integrateShell(shell: string, args: string[] = []): IntegratedSh
   if (name === "bash") {
     const rc = join(dir, "bashrc");
     writeOnce(rc, bashRc(rc));
-    return { argv: [shell, "--rcfile", rc, "-i", ...args], env: {} };
+    const { long, rest, env } = splitBashOptions(args);
+    return { argv: [shell, ...long, "--rcfile", rc, "-i", ...rest], env };
   }
   const zdotdir = join(dir, "zsh");
   mkdirSync(zdotdir, { recursive: true, mode: 0o700 });
@@ -166,4 +168,27 @@ export function parseShellMark(osc: string): ShellMark | undefined {
     return { kind: "cwd", path: rest.slice(slash) };
   }
   return undefined;
+}
+
+/**
+ * Sorts the user's bash arguments around termbridge's `--rcfile FILE -i`:
+ * bash takes long options only before the one-letter ones, so they go first;
+ * `--norc` and `--rcfile`/`--init-file` would replace termbridge's start-up
+ * file, so they become variables that file reads instead.
+ */
+function splitBashOptions(args: string[]): {
+  long: string[];
+  rest: string[];
+  env: Record<string, string>;
+} {
+  const long: string[] = [];
+  const env: Record<string, string> = {};
+  let i = 0;
+  for (; i < args.length && args[i].startsWith("--") && args[i] !== "--"; i++) {
+    const file = args[i] === "--rcfile" || args[i] === "--init-file" ? args[i + 1] : undefined;
+    if (args[i] === "--norc") env.TERMBRIDGE_NORC = "1";
+    else if (file !== undefined) env.TERMBRIDGE_USER_RC = args[++i];
+    else long.push(args[i]); // bash reports a --rcfile without its file itself.
+  }
+  return { long, rest: args.slice(i), env };
 }

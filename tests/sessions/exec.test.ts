@@ -226,6 +226,27 @@ describe("sessions: exec", () => {
     });
   });
 
+  it("sessions: bash started with its own options keeps integration (--norc, --rcfile, --noprofile)", async () => {
+    await withSessions(async ({ open, home }) => {
+      writeFileSync(join(home, ".bashrc"), "MARK=from-bashrc\n");
+      writeFileSync(join(home, "other.rc"), "MARK=from-other-rc\n");
+      const cases = [
+        { program: ["bash", "--norc"], mark: "unset" },
+        {
+          program: ["bash", "--noprofile", "--rcfile", join(home, "other.rc")],
+          mark: "from-other-rc",
+        },
+        { program: ["bash", "--noprofile"], mark: "from-bashrc" },
+      ];
+      for (const [i, { program, mark }] of cases.entries()) {
+        const session = await open(`opts${i}`, { program });
+        assert.equal(session.integration, "shell");
+        const result = await session.exec('echo "${MARK:-unset}"; (exit 3)', TIMEOUT_MS);
+        assert.deepEqual([result.output, result.exitCode], [`${mark}\n`, 3], program.join(" "));
+      }
+    });
+  });
+
   it("sessions: a shell that exited is reported; exec then names its exit code", async () => {
     await withSessions(async ({ open }) => {
       const session = await open("gone");
