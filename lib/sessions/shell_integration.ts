@@ -137,7 +137,11 @@ export function integrateShell(shell: string, args: string[] = []): IntegratedSh
   const zdotdir = join(dir, "zsh");
   mkdirSync(zdotdir, { recursive: true, mode: 0o700 });
   writeOnce(join(zdotdir, ".zshrc"), ZSH_RC);
-  return { argv: [shell, "-i", ...args], env: { ZDOTDIR: zdotdir } };
+  // -f (no rc files) would skip termbridge's .zshrc too: it skips only the user's.
+  const noRcs = (arg: string) => arg === "-f" || arg === "--no-rcs" || arg === "--norcs";
+  const env: Record<string, string> = { ZDOTDIR: zdotdir };
+  if (args.some(noRcs)) env.TERMBRIDGE_NORC = "1";
+  return { argv: [shell, "-i", ...args.filter((arg) => !noRcs(arg))], env };
 }
 
 /** A parsed shell-integration mark. */

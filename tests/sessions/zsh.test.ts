@@ -1,6 +1,6 @@
 import { describe, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
@@ -31,6 +31,27 @@ describe("sessions: zsh", () => {
         await session.exec("mkdir -p 'a dir' && cd 'a dir'", 10_000);
         const where = await session.exec("printf %s no-newline", 10_000);
         assert.deepEqual([where.output, where.cwd], ["no-newline", join(home, "a dir")]);
+      } finally {
+        await sessions.closeAll();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
+
+  itWhen(
+    installed("zsh"),
+    "sessions: zsh -f skips the user's .zshrc but keeps shell integration",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), "termbridge-zsh-"));
+      writeFileSync(join(home, ".zshrc"), "MARK=from-zshrc\n");
+      const sessions = new SessionManager({ cwd: home, env: { HOME: home, ZDOTDIR: home } });
+      try {
+        const plain = await sessions.open({ name: "rc", program: ["zsh"] });
+        const bare = await sessions.open({ name: "norc", program: ["zsh", "-f"] });
+        const line = 'echo "${MARK:-unset}"; (exit 5)';
+        const [withRc, withoutRc] = [await plain.exec(line, 10_000), await bare.exec(line, 10_000)];
+        assert.deepEqual([withRc.output, withRc.exitCode], ["from-zshrc\n", 5]);
+        assert.deepEqual([withoutRc.output, withoutRc.exitCode], ["unset\n", 5]);
       } finally {
         await sessions.closeAll();
         rmSync(home, { recursive: true, force: true });
