@@ -1,0 +1,75 @@
+/**
+ * The command and file policy's contract: what the rules are, what a check
+ * returns. Implemented by `lib/policy/mod.ts` (`createPolicy`); consulted only
+ * through the safety guard (`lib/safety/`), never by a front end directly.
+ * @module
+ */
+
+/** What a command or path gets: run it, ask first, or refuse. */
+export type Decision = "allow" | "ask" | "deny";
+
+/** The `policy` section of `termbridge.jsonc`, as the issue names its keys. */
+export interface PolicyRules {
+  /** What a command that no rule names gets (the shipped default policy: "allow"). */
+  default?: Decision;
+  /** Command prefixes written as shell words; a word may hold `*`/`?` globs. */
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  /** Globs of paths the fs methods may read; `~` and `${cwd}` expand. */
+  read?: string[];
+  /** Globs of paths the fs methods may write. */
+  write?: string[];
+}
+
+/** One simple command found in a line, after wrappers were looked through. */
+export interface SimpleCommand {
+  /** Its words as the shell would pass them (quotes removed). */
+  words: string[];
+  /** The real file the program word resolves to through PATH and symlinks, when known. */
+  resolved?: string;
+  /** Why this command was found, e.g. `["sh -c", "$(...)"]`; empty at top level. */
+  via: string[];
+}
+
+/** The rule that decided a verdict. */
+export interface RuleMatch {
+  list: "deny" | "ask" | "allow" | "default";
+  /** The rule as written in the configuration (empty for `default`). */
+  pattern: string;
+}
+
+/** The verdict on a command line or argv: the strictest of all its simple commands. */
+export interface CommandVerdict {
+  decision: Decision;
+  rule: RuleMatch;
+  /** Words for people: which command matched which rule, or why it must be asked. */
+  reason: string;
+  commands: SimpleCommand[];
+}
+
+/** The verdict on a file path for reading or writing. */
+export interface PathVerdict {
+  decision: "allow" | "deny";
+  /** The path normalised, with symlinks resolved as far as they exist. */
+  path: string;
+  /** The glob that allowed it, or null when none did. */
+  rule: string | null;
+  reason: string;
+}
+
+/** Where a check happens: globs and PATH lookups depend on it. */
+export interface PolicyContext {
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** A loaded policy. Command checks are async: the shell parser loads lazily. */
+export interface CommandPolicy {
+  /** Checks a command line as a shell would run it. */
+  checkLine(line: string, context: PolicyContext): Promise<CommandVerdict>;
+  /** Checks a program and its arguments as given (a shell with `-c` has its string parsed). */
+  checkArgv(argv: string[], context: PolicyContext): Promise<CommandVerdict>;
+  checkRead(path: string, context: PolicyContext): PathVerdict;
+  checkWrite(path: string, context: PolicyContext): PathVerdict;
+}
