@@ -8,6 +8,7 @@
 
 import { BrokenPipeError, runtime } from "./lib/runtime/mod.ts";
 import { TerminalError } from "./lib/terminal/errors.ts";
+import { ConfigError } from "./lib/config/errors.ts";
 import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
 
 /** Each mode's entry point, loaded only when that mode runs (start-up stays fast). */
@@ -20,7 +21,7 @@ const LOADERS: Record<string, () => Promise<ModeMain>> = {
 };
 
 /** Exit codes of termbridge itself; a closed stdout ends it quietly, as SIGPIPE would (128 + 13). */
-const EXIT = { ok: 0, failure: 1, usage: 2, brokenPipe: 141 } as const;
+const EXIT = { ok: 0, failure: 1, usage: 2, config: 2, brokenPipe: 141 } as const;
 
 async function main(args: string[]): Promise<number> {
   const [first, ...rest] = args;
@@ -60,6 +61,10 @@ try {
       `termbridge: ${error.message}\nRun "termbridge ${mode}--help" for usage.\n`,
     ).catch(() => {});
     runtime.exit(EXIT.usage);
+  }
+  if (error instanceof ConfigError) {
+    await runtime.writeStderr(`termbridge: ${error.message}\n`).catch(() => {});
+    runtime.exit(EXIT.config);
   }
   // Whoever read our output is gone (`| head`): nothing to say, and nobody to say it to.
   if (error instanceof BrokenPipeError) runtime.exit(EXIT.brokenPipe);

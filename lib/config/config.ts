@@ -2,115 +2,165 @@
  * termbridge's configuration: one JSONC file, `termbridge.jsonc` in the working
  * directory or given with `--config`, over a user-level one in the XDG config
  * directory. Every key is optional; command-line options win over both.
+ *
+ * A `termbridge.jsonc` found in the working directory belongs to the
+ * repository, not the user: it may only tighten (see `./trust.ts`) unless the
+ * user's file trusts that directory. Every value keeps where it came from.
  * @module
  */
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { TerminalError } from "../terminal/errors.ts";
+import { ConfigError } from "./errors.ts";
+import { type ConfigFile, readConfigFile } from "./file.ts";
+import type { Config } from "./schema.ts";
+import { expandHome, isTrusted, tightens } from "./trust.ts";
 
-/** The settings a configuration file may hold. */
-export interface Config {
-  /** Default program of new sessions, e.g. `["bash"]` or `["zsh", "-l"]`. */
-  shell?: string[];
-  cols?: number;
-  rows?: number;
-  scrollback?: number;
-  /** Working directory of new sessions. */
-  cwd?: string;
-  /** Variables added to every session's environment. */
-  env?: Record<string, string>;
-  /** Most sessions open at once (MCP). */
-  maxSessions?: number;
-  /** Close sessions unused for this many seconds (MCP); 0 never. */
-  idleTimeout?: number;
-  /** Offer no tools that send input (MCP). */
-  readOnly?: boolean;
-  /** Directory to record every session into, as asciicast files (MCP). */
-  record?: string;
-  /** Hard ceiling of kept output per terminal, in bytes. */
-  outputLimit?: number;
+export { ConfigError } from "./errors.ts";
+export { readConfigFile } from "./file.ts";
+export * from "./schema.ts";
+
+/** Where a value came from. */
+export type Source =
+  | { kind: "user" | "repository" | "explicit"; file: string; line?: number }
+  | { kind: "flag"; flag: string };
+
+/** The effective configuration, where each value came from, and what was ignored. */
+export interface LoadedConfig {
+  config: Config;
+  /** Key path (`"shell"`, `"limits.terminals"`) to its sources, latest last; absent means default. */
+  sources: Record<string, Source[]>;
+  /** Messages for the user (at most one: the repository settings that were ignored). */
+  warnings: string[];
+  /** The files read, in order. */
+  files: { path: string; role: "user" | "repository" | "explicit" }[];
 }
 
-/** A configuration file that cannot be used; the message names the file, the place and the problem. */
-export class ConfigError extends TerminalError {}
+/** Policy lists that add up across files instead of replacing each other. */
+const APPENDED = new Set(["policy.allow", "policy.ask", "policy.deny"]);
 
-const KEYS: Record<keyof Config, (value: unknown) => boolean> = {
-  shell: (v) => Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === "string"),
-  cols: (v) => Number.isInteger(v) && (v as number) >= 2,
-  rows: (v) => Number.isInteger(v) && (v as number) >= 1,
-  scrollback: (v) => Number.isInteger(v) && (v as number) >= 0,
-  cwd: (v) => typeof v === "string",
-  env: (v) =>
-    typeof v === "object" && v !== null && Object.values(v).every((s) => typeof s === "string"),
-  maxSessions: (v) => Number.isInteger(v) && (v as number) >= 1,
-  idleTimeout: (v) => typeof v === "number" && v >= 0,
-  readOnly: (v) => typeof v === "boolean",
-  record: (v) => typeof v === "string",
-  outputLimit: (v) => Number.isInteger(v) && (v as number) >= 0,
-};
+/** Keys taken from the user's file only. */
+const USER_ONLY = new Set(["trust"]);
 
-/**
- * Reads one configuration file.
- * @throws {ConfigError} for unreadable files, JSONC syntax errors and unknown or mistyped keys
- */
-export function readConfigFile(path: string): Config {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new ConfigError(`Cannot read config "${path}": ${(error as Error).message}`);
+/** Where the user's own configuration lives. */
+export function userConfigPath(env: Record<string, string>): string {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(configHome, "termbridge", "termbridge.jsonc");
+}
+
+/** The default audit log: `$XDG_STATE_HOME/termbridge/audit.jsonl`. */
+export function defaultAuditPath(env: Record<string, string>): string {
+  const stateHome = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
+  return join(stateHome, "termbridge", "audit.jsonl");
+}
+
+/** The value at a key path of a config, if set. */
+export function getSetting(config: Config, path: string[]): unknown {
+  let value: unknown = config;
+  for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key];
+  return value;
+}
+
+function setSetting(config: Config, path: string[], value: unknown): void {
+  let target = config as Record<string, unknown>;
+  for (const key of path.slice(0, -1)) {
+    target = (target[key] ??= {}) as Record<string, unknown>;
   }
-  const errors: ParseError[] = [];
-  const value = parse(text, errors, { allowTrailingComma: true });
-  if (errors.length > 0) {
-    const { error, offset } = errors[0];
-    const line = text.slice(0, offset).split("\n").length;
-    throw new ConfigError(
-      `Cannot parse config "${path}": ${printParseErrorCode(error)} at line ${line}`,
-    );
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ConfigError(`Cannot use config "${path}": expected an object of settings`);
-  }
-  for (const [key, setting] of Object.entries(value)) {
-    const check = KEYS[key as keyof Config];
-    if (check === undefined) {
-      throw new ConfigError(
-        `Cannot use config "${path}": unknown key "${key}" (known: ${
-          Object.keys(KEYS).join(", ")
-        })`,
-      );
-    }
-    if (!check(setting)) {
-      throw new ConfigError(
-        `Cannot use config "${path}": "${key}" has a wrong value ${JSON.stringify(setting)}`,
-      );
-    }
-  }
-  return value as Config;
+  target[path[path.length - 1]] = value;
+}
+
+/** Every leaf key path of a config (sections are walked one level down). */
+function leaves(config: Config): string[][] {
+  return Object.entries(config).flatMap(([key, value]) =>
+    typeof value === "object" && value !== null && !Array.isArray(value) && key !== "env"
+      ? Object.keys(value).map((inner) => [key, inner])
+      : [[key]]
+  );
 }
 
 /**
  * Loads the user-level file (`$XDG_CONFIG_HOME/termbridge/termbridge.jsonc`)
  * and over it `explicit` (from `--config`, which must exist) or else
  * `termbridge.jsonc` in `cwd` when present.
+ * @throws {ConfigError} naming file, line and column when a file is invalid
  */
 export function loadConfig(
   options: { explicit?: string; cwd: string; env: Record<string, string> },
-): Config {
-  const configHome = options.env.XDG_CONFIG_HOME || join(options.env.HOME || homedir(), ".config");
-  const user = join(configHome, "termbridge", "termbridge.jsonc");
-  const local = options.explicit !== undefined
-    ? resolve(options.cwd, options.explicit)
-    : join(options.cwd, "termbridge.jsonc");
-  if (options.explicit !== undefined && !existsSync(local)) {
-    throw new ConfigError(`Cannot read config "${local}": no such file`);
+): LoadedConfig {
+  const loaded: LoadedConfig = { config: {}, sources: {}, warnings: [], files: [] };
+  const userPath = userConfigPath(options.env);
+  const home = options.env.HOME || homedir();
+  if (existsSync(userPath)) merge(loaded, readConfigFile(userPath), "user", "");
+  if (options.explicit !== undefined) {
+    const path = resolve(options.cwd, expandHome(options.explicit, home));
+    if (!existsSync(path)) throw new ConfigError(`Cannot read config "${path}": no such file`);
+    merge(loaded, readConfigFile(path), "explicit", "");
+  } else {
+    const path = join(options.cwd, "termbridge.jsonc");
+    if (existsSync(path) && path !== userPath) {
+      const trusted = isTrusted(options.cwd, loaded.config.trust ?? [], home);
+      const ignored = merge(loaded, readConfigFile(path), "repository", trusted ? "" : home);
+      if (ignored.length > 0) {
+        loaded.warnings.push(
+          `ignoring settings of the repository's config "${path}" that run code or widen access: ${
+            ignored.join(", ")
+          }. To use them, trust the directory in "${userPath}" ("trust": [${
+            JSON.stringify(options.cwd)
+          }]) or pass --config ${path}`,
+        );
+      }
+    }
   }
-  return {
-    ...(existsSync(user) ? readConfigFile(user) : {}),
-    ...(existsSync(local) ? readConfigFile(local) : {}),
-  };
+  return loaded;
+}
+
+/**
+ * Merges one file into `loaded`; returns the key paths it ignored. With
+ * `restrictedHome` (the user's home directory) set, the file may only tighten.
+ */
+function merge(
+  loaded: LoadedConfig,
+  file: ConfigFile,
+  role: "user" | "repository" | "explicit",
+  restrictedHome: string,
+): string[] {
+  loaded.files.push({ path: file.path, role });
+  const ignored: string[] = [];
+  for (const path of leaves(file.config)) {
+    const name = path.join(".");
+    const value = getSetting(file.config, path);
+    if (USER_ONLY.has(name) && role !== "user") {
+      ignored.push(`${name} (user config only)`);
+      continue;
+    }
+    const current = getSetting(loaded.config, path);
+    if (restrictedHome !== "" && !tightens(name, value, current, restrictedHome)) {
+      ignored.push(name);
+      continue;
+    }
+    const merged = APPENDED.has(name) && Array.isArray(current)
+      ? [...current, ...(value as string[])]
+      : value;
+    setSetting(loaded.config, path, merged);
+    const source: Source = { kind: role, file: file.path, line: file.lineOf(path) };
+    loaded.sources[name] = APPENDED.has(name) ? [...(loaded.sources[name] ?? []), source] : [
+      source,
+    ];
+  }
+  return ignored;
+}
+
+/** Records a command-line option's value over the files', with its flag as the source. */
+export function applyFlag(loaded: LoadedConfig, path: string, value: unknown, flag: string): void {
+  if (value === undefined) return;
+  setSetting(loaded.config, path.split("."), value);
+  loaded.sources[path] = [{ kind: "flag", flag }];
+}
+
+/** A source in words: `default`, `FILE:LINE (user)`, or `--flag`. */
+export function describeSource(source: Source | undefined): string {
+  if (source === undefined) return "default";
+  if (source.kind === "flag") return source.flag;
+  return `${source.file}${source.line === undefined ? "" : `:${source.line}`} (${source.kind})`;
 }

@@ -57,7 +57,9 @@ export async function mcpMain(args: string[]): Promise<number> {
     await runtime.writeStdout(HELP);
     return 0;
   }
-  const config = loadConfig({ explicit: values.config, cwd: runtime.cwd(), env: runtime.env() });
+  const loaded = loadConfig({ explicit: values.config, cwd: runtime.cwd(), env: runtime.env() });
+  for (const warning of loaded.warnings) await runtime.writeStderr(`termbridge: ${warning}\n`);
+  const { config } = loaded;
   const record = values.record ?? config.record;
   if (record !== undefined) mkdirSync(resolve(record), { recursive: true });
   const manager = new SessionManager({

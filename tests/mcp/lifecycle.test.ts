@@ -210,14 +210,18 @@ describe("mcp process", () => {
     [
       "a syntax error",
       '{\n  "cols": 100,\n  "rows": \n}',
-      /^Cannot parse config ".*": \w+ at line \d+$/,
+      /^Invalid config .*:4:1: expected a value$/,
     ],
-    ["an unknown key", '{ "colz": 100 }', /^Cannot use config ".*": unknown key "colz"/],
-    ["a wrong value", '{ "rows": 0 }', /^Cannot use config ".*": "rows" has a wrong value 0$/],
+    ["an unknown key", '{ "colz": 100 }', /^Invalid config .*:1:3: unknown key "colz"/],
+    [
+      "a wrong value",
+      '{ "rows": 0 }',
+      /^Invalid config .*:1:11: "rows" must be a whole number >= 1, not 0$/,
+    ],
     ["a missing file", undefined, /^Cannot read config ".*": no such file$/],
   ];
   for (const [name, text, expected] of badConfigs) {
-    it(`mcp: a bad --config (${name}) is a clear error on stderr and exit 1`, () => {
+    it(`mcp: a bad --config (${name}) is a clear error on stderr and exit 2`, () => {
       const dir = tempDir("termbridge-mcp-bad-config-");
       try {
         const path = join(dir, "bad.jsonc");
@@ -229,7 +233,7 @@ describe("mcp process", () => {
           encoding: "utf8",
           timeout: STEP_MS,
         });
-        assert.equal(result.status, 1, result.stderr);
+        assert.equal(result.status, 2, result.stderr);
         assert.equal(result.stdout, "");
         const message = result.stderr.trim().replace(/^termbridge: /, "");
         assert.match(message, expected);
