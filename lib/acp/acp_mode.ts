@@ -40,8 +40,9 @@ otherwise one prompt per line of stdin.
 Options:
   -p, --prompt TEXT      send TEXT as a prompt (repeatable, in order)
       --cwd DIR          the session's working directory (default: the current one)
-  -y, --yes              answer permission requests with the first allow option
-  -n, --no               answer permission requests with the first reject option
+  -y, --yes              answer permission requests with the allow_once option
+                         (reject_once when the agent offers no allow_once)
+  -n, --no               answer permission requests with the reject_once option
       --json             print one JSON object per line instead of rendering
       --agent-log FILE   append the agent's stderr to FILE (default: pass it through)
       --auth ID          authenticate with this method before the session
@@ -49,7 +50,9 @@ Options:
   -h, --help             show this help
 
 Without --yes or --no, permission requests are asked on a terminal and
-rejected otherwise.
+answered reject_once otherwise. A flag never picks an allow_always or
+reject_always option (agents remember those for later runs); with no option
+of the kind it picks, the answer is "cancelled", and the output says so.
 
 Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
 command line; 3 a turn ended otherwise (refusal, max_tokens,

@@ -1,6 +1,9 @@
 /**
  * Answering an agent's `session/request_permission`: by flag, by asking the
- * person at the terminal, or by rejecting when nobody can be asked.
+ * person at the terminal, or by rejecting when nobody can be asked. `--yes`
+ * picks `allow_once` (else `reject_once`), `--no` and "nobody to ask" pick
+ * `reject_once`; neither ever picks an `*_always` option, and with nothing
+ * to pick the answer is `cancelled`.
  * @module
  */
 
@@ -16,8 +19,16 @@ export type AskPerson = (
   signal: AbortSignal,
 ) => Promise<number | undefined>;
 
-const ALLOW = new Set(["allow_once", "allow_always"]);
-const REJECT = new Set(["reject_once", "reject_always"]);
+/**
+ * What a flag picks, in order of preference. A flag never picks an
+ * `*_always` option: agents persist those (claude-code-acp writes
+ * `.claude/settings.local.json`), and a flag answers one run, not every later
+ * one. When none is offered the answer is `cancelled`.
+ */
+const PICKS: Record<"yes" | "no", acp.PermissionOptionKind[]> = {
+  yes: ["allow_once", "reject_once"],
+  no: ["reject_once"],
+};
 
 /**
  * Answers permission requests with one policy, and answers every pending one
@@ -59,17 +70,15 @@ export class PermissionDesk {
     request: acp.RequestPermissionRequest,
     signal: AbortSignal,
   ): Promise<PermissionDecision> {
-    const choose = (kinds: Set<string>, source: PermissionSource) =>
-      decision(request, request.options.find((o) => kinds.has(o.kind)), source);
     switch (this.#policy) {
       case "yes":
-        return choose(ALLOW, "--yes");
+        return pick(request, "yes", "--yes");
       case "no":
-        return choose(REJECT, "--no");
+        return pick(request, "no", "--no");
       case "reject":
-        return choose(REJECT, "no-tty");
+        return pick(request, "no", "no-tty");
       case "ask": {
-        if (this.#ask === undefined) return choose(REJECT, "no-tty");
+        if (this.#ask === undefined) return pick(request, "no", "no-tty");
         const index = await this.#ask(request, signal);
         if (signal.aborted || index === undefined) return decision(request, undefined, "cancelled");
         return decision(request, request.options[index], "user");
@@ -78,10 +87,33 @@ export class PermissionDesk {
   }
 }
 
+/** The first option of the kinds `PICKS[answer]` lists, with a note when it is a fallback. */
+function pick(
+  request: acp.RequestPermissionRequest,
+  answer: "yes" | "no",
+  source: PermissionSource,
+): PermissionDecision {
+  const [wanted] = PICKS[answer];
+  for (const kind of PICKS[answer]) {
+    const option = request.options.find((o) => o.kind === kind);
+    if (option === undefined) continue;
+    const note = kind === wanted ? undefined : `the agent offered no ${wanted} option`;
+    return decision(request, option, source, note);
+  }
+  const offered = request.options.map((o) => o.kind).join(", ") || "nothing";
+  return decision(
+    request,
+    undefined,
+    source,
+    `the agent offered no ${PICKS[answer].join(" or ")} option (it offered ${offered})`,
+  );
+}
+
 function decision(
   request: acp.RequestPermissionRequest,
   option: acp.PermissionOption | undefined,
   source: PermissionSource,
+  note?: string,
 ): PermissionDecision {
   return {
     sessionId: request.sessionId,
@@ -90,6 +122,7 @@ function decision(
     outcome: option === undefined ? "cancelled" : "selected",
     option,
     source,
+    ...(note === undefined ? {} : { note }),
   };
 }
 

@@ -84,7 +84,8 @@ export class TerminalService {
     env: Record<string, string>;
   };
   readonly #entries = new Map<string, Entry>();
-  readonly #released = new Set<string>();
+  /** Released ids and the session each belonged to: a second release of one succeeds. */
+  readonly #released = new Map<string, string>();
   readonly #listeners = new Set<(event: TerminalEvent) => void>();
   #nextId = 1;
 
@@ -220,11 +221,16 @@ export class TerminalService {
     await terminal.kill("SIGTERM", this.#options.killGraceMs);
   }
 
-  /** Kills the command if it runs, frees everything; the id is then invalid. */
+  /**
+   * Kills the command if it runs, frees everything; the id is then invalid
+   * for every method but `release`: releasing it again does nothing, as
+   * agents that release twice expect (acpx answers it the same way).
+   */
   async release(sessionId: string, id: string): Promise<void> {
+    if (!this.#entries.has(id) && this.#released.get(id) === sessionId) return;
     const entry = this.#get(sessionId, id);
     this.#entries.delete(id);
-    this.#released.add(id);
+    this.#released.set(id, sessionId);
     await entry.terminal.kill("SIGTERM", this.#options.killGraceMs);
     this.#emit({ type: "released", id, sessionId }); // Still readable by listeners here.
     await entry.terminal.dispose();

@@ -9,7 +9,7 @@ import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
+import { isAlive, waitUntil } from "../helpers.ts";
 import { GRANDCHILD_PIDS, REPORT_PREFIX } from "./agents/kit.ts";
 import { Child } from "./child.ts";
 import {
@@ -22,6 +22,7 @@ import {
   reportsOf,
   runAcp,
   startAcp,
+  termbridgeUnderTest,
   withTempDir,
 } from "./acp_run.ts";
 
@@ -93,6 +94,11 @@ describe("acp", () => {
         afterRelease.error.message.includes(`"${seen.get("sleep.id")}"`),
         afterRelease.error.message,
       );
+      assert.deepEqual(seen.get("sleep.releaseAgain"), {}, "a second release succeeds");
+      for (const name of ["sleep.killAfterRelease", "sleep.waitAfterRelease"]) {
+        const seenError = seen.get(name) as { error?: { code: number } };
+        assert.equal(seenError.error?.code, -32002, `${name}: ${JSON.stringify(seenError)}`);
+      }
       assert.equal(seen.get("env.output"), `from the agent|${cwd}`);
       assert.deepEqual(seen.get("limit.output"), {
         output: "déé",
@@ -177,32 +183,69 @@ describe("acp", () => {
     });
   });
 
+  // The agent offers one option of each kind listed (optionId = kind), "always" first.
+  const ALL_KINDS = "allow_always allow_once reject_always reject_once";
   const permissionCases = [
-    { flags: ["--yes"], optionId: "yes-once", source: "--yes" },
-    { flags: ["--no"], optionId: "no-once", source: "--no" },
-    { flags: [], optionId: "no-once", source: "no-tty" },
+    { flags: ["--yes"], prompt: "permission", optionId: "allow_once", source: "--yes" },
+    { flags: ["--no"], prompt: "permission", optionId: "reject_once", source: "--no" },
+    { flags: [], prompt: "permission", optionId: "reject_once", source: "no-tty" },
+    {
+      flags: ["--yes"],
+      prompt: `permission ${ALL_KINDS}`,
+      optionId: "allow_once",
+      source: "--yes",
+    },
+    { flags: ["--no"], prompt: `permission ${ALL_KINDS}`, optionId: "reject_once", source: "--no" },
+    {
+      flags: ["--yes"],
+      prompt: "permission allow_always reject_always reject_once",
+      optionId: "reject_once",
+      source: "--yes",
+      note: /no allow_once option/,
+    },
+    {
+      flags: ["--no"],
+      prompt: "permission allow_always reject_always",
+      optionId: null,
+      source: "--no",
+      note: /no reject_once option \(it offered allow_always, reject_always\)/,
+    },
   ];
-  for (const { flags, optionId, source } of permissionCases) {
-    it(`acp: permission requests with ${flags[0] ?? "neither flag, no TTY"} select ${optionId}`, async () => {
+  for (const { flags, prompt, optionId, source, note } of permissionCases) {
+    it(`acp: ${flags[0] ?? "neither flag, no TTY"} answers "${prompt}" with ${optionId ?? "cancelled"}, never an always option`, async () => {
       await withTempDir(async (cwd) => {
-        const run = await runAcp(TERMINAL_AGENT, { cwd, flags, prompts: ["permission"] });
+        const run = await runAcp(TERMINAL_AGENT, { cwd, flags, prompts: [prompt] });
         assert.equal(run.status.exitCode, EXIT.ok, run.stderr);
-        assert.deepEqual(reportsOf(run.events).get("permission"), {
-          outcome: "selected",
-          optionId,
-        });
+        assert.deepEqual(
+          reportsOf(run.events).get("permission"),
+          optionId === null ? { outcome: "cancelled" } : { outcome: "selected", optionId },
+        );
         const [decision] = ofType(run.events, "permission");
         assert.equal(decision.optionId, optionId);
         assert.equal(decision.source, source);
+        if (note !== undefined) assert.match(String(decision.note), note);
       });
     });
   }
+
+  it("acp: --help says which option --yes and --no pick", async () => {
+    const help = Child.start([...termbridgeUnderTest(), "acp", "--help"]);
+    try {
+      await help.closeStdin();
+      const { stdout } = await help.finished();
+      assert.match(stdout, /--yes\s+.*allow_once/);
+      assert.match(stdout, /--no\s+.*reject_once/);
+      assert.match(stdout, /never picks an allow_always or\s+reject_always/);
+    } finally {
+      await help.dispose();
+    }
+  });
 
   it("acp: without a TTY the plain output says the request was rejected for lack of one", async () => {
     await withTempDir(async (cwd) => {
       const run = await runAcp(TERMINAL_AGENT, { cwd, json: false, prompts: ["permission"] });
       assert.equal(run.status.exitCode, EXIT.ok, run.stderr);
-      assert.match(run.stdout, /Permission: Delete everything -> Reject .*no-tty/);
+      assert.match(run.stdout, /Permission: Delete everything -> reject_once .*no-tty/);
     });
   });
 
@@ -348,7 +391,7 @@ describe("acp", () => {
   });
 
   it("acp: --help documents the exit codes", async () => {
-    const help = Child.start([...termbridgeArgv(), "acp", "--help"]);
+    const help = Child.start([...termbridgeUnderTest(), "acp", "--help"]);
     try {
       await help.closeStdin();
       const { status, stdout } = await help.finished();

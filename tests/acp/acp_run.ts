@@ -6,7 +6,10 @@
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { isBinaryCurrent } from "../built_binary.ts";
 import { scriptArgv, termbridgeArgv } from "../helpers.ts";
 import { REPORT_PREFIX } from "./agents/kit.ts";
 import { Child, type Finished } from "./child.ts";
@@ -19,6 +22,20 @@ export function agentArgv(name: string): string[] {
 /** Argv of the demo agent of `examples/`. */
 export function demoAgentArgv(): string[] {
   return scriptArgv(new URL("../../examples/demo_agent.ts", import.meta.url).pathname);
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/**
+ * Argv of the termbridge under test: `$TERMBRIDGE_BIN` when set; else the
+ * compiled `dist/termbridge` when it is newer than every source file (what
+ * users run); else this runtime running main.ts.
+ */
+export function termbridgeUnderTest(): string[] {
+  const override = runtime.env().TERMBRIDGE_BIN;
+  if (override) return [resolve(override)];
+  const binary = join(ROOT, "dist", "termbridge");
+  return isBinaryCurrent(ROOT, binary) ? [binary] : termbridgeArgv();
 }
 
 /** How to run `termbridge acp`. */
@@ -37,7 +54,7 @@ export interface AcpOptions {
 export function acpArgv(agent: string[], options: AcpOptions): string[] {
   const prompts = (options.prompts ?? []).flatMap((prompt) => ["--prompt", prompt]);
   return [
-    ...termbridgeArgv(),
+    ...termbridgeUnderTest(),
     "acp",
     ...(options.json === false ? [] : ["--json"]),
     ...(options.flags ?? []),

@@ -110,6 +110,11 @@ describe("serve", () => {
       const gone = await client.request("terminal/output", ids);
       assert.equal(gone.error?.code, -32002);
       assert.match(gone.error!.message, new RegExp(`"${terminalId}".*released`));
+      // A second release succeeds, as under acpx (claude-code-acp releases twice);
+      // not for another session.
+      assert.deepEqual(await client.call("terminal/release", ids), {});
+      const intruder = await client.request("terminal/release", { ...ids, sessionId: "intruder" });
+      assert.equal(intruder.error?.code, -32002);
     });
   });
 

@@ -173,8 +173,9 @@ export function formatPermission(
   const rejected = decision.option?.kind === "reject_once" ||
     decision.option?.kind === "reject_always";
   const paint = decision.outcome !== "selected" || rejected ? style.red : style.green;
+  const note = decision.note === undefined ? "" : `: ${sanitize(decision.note)}`;
   return `${style.yellow("?")} Permission: ${sanitize(title)} -> ${paint(choice)} ${
-    style.dim(`(by ${decision.source})`)
+    style.dim(`(by ${decision.source}${note})`)
   }`;
 }
 

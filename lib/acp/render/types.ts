@@ -19,6 +19,8 @@ export interface PermissionDecision {
   /** The chosen option, when one was selected. */
   option?: acp.PermissionOption;
   source: PermissionSource;
+  /** Why the choice is not the one the source usually makes (a fallback), when it is not. */
+  note?: string;
 }
 
 /** Something the user should read: the agent's info, a prompt, a stop, an error. */

@@ -5,13 +5,14 @@
  *
  * Scenarios:
  * - `lifecycle`: every terminal method, exit codes, signals, env, cwd,
- *   truncation, and errors for a released id.
+ *   truncation, errors for a released id, and a second release.
  * - `embed`: a terminal embedded in a tool call and its updates.
  * - `orphans`: a command with a background grandchild, released.
  * - `hang`: a command with a grandchild, then waits for `session/cancel`
  *   (answers `cancelled` without releasing anything).
  * - `fs`: reads and writes real files in the session's cwd, and bad paths.
- * - `permission`: asks permission and reports the outcome.
+ * - `permission [KINDS...]`: asks permission offering one option of each
+ *   kind (optionId = kind; default allow_once reject_once), reports the outcome.
  * - `echo WORDS`: answers `echo: WORDS`.
  * - `burst N`: N message chunks in a row, then the end of the turn at once.
  * - `flood BYTES`: a command printing BYTES bytes at once, then a few chunks.
@@ -63,6 +64,10 @@ const SCENARIOS: Record<string, Scenario> = {
     await report("sleep.afterKill", await sleeper.currentOutput());
     await report("sleep.release", await sleeper.release() ?? {});
     await report("sleep.afterRelease", await attempt(() => sleeper.currentOutput()));
+    // claude-code-acp's KillShell releases twice: the second must succeed.
+    await report("sleep.releaseAgain", await attempt(async () => await sleeper.release() ?? {}));
+    await report("sleep.killAfterRelease", await attempt(() => sleeper.kill()));
+    await report("sleep.waitAfterRelease", await attempt(() => sleeper.waitForExit()));
     await report("sleep.id", sleeper.id);
 
     const env = await create({
@@ -167,15 +172,23 @@ const SCENARIOS: Record<string, Scenario> = {
     return "end_turn";
   },
 
-  async permission({ client, sessionId, signal, report }) {
-    const answer = await client.request(acp.methods.client.session.requestPermission, {
-      sessionId,
-      toolCall: { toolCallId: "perm-1", title: "Delete everything", kind: "delete" },
-      options: [
-        { optionId: "yes-once", name: "Allow", kind: "allow_once" },
-        { optionId: "no-once", name: "Reject", kind: "reject_once" },
-      ],
-    }, { cancellationSignal: signal });
+  async permission({ client, sessionId, signal, args, report }) {
+    const kinds =
+      (args.length > 0 ? args : ["allow_once", "reject_once"]) as acp.PermissionOptionKind[];
+    const options: acp.PermissionOption[] = kinds.map((kind) => ({
+      optionId: kind,
+      name: kind,
+      kind,
+    }));
+    const answer: acp.RequestPermissionResponse = await client.request(
+      acp.methods.client.session.requestPermission,
+      {
+        sessionId,
+        toolCall: { toolCallId: "perm-1", title: "Delete everything", kind: "delete" },
+        options,
+      },
+      { cancellationSignal: signal },
+    );
     await report("permission", answer.outcome);
     return "end_turn";
   },
