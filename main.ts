@@ -25,6 +25,11 @@ const EXIT = { ok: 0, failure: 1, usage: 2, config: 2, brokenPipe: 141 } as cons
 
 async function main(args: string[]): Promise<number> {
   const [first, ...rest] = args;
+  if (first === "help" && rest.length > 0) {
+    // `termbridge help MODE [SUBCOMMAND]` is `termbridge MODE [SUBCOMMAND] --help`: each help
+    // text lives with its mode.
+    return await main([...rest, "--help"]);
+  }
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
     await runtime.writeStdout(HELP);
     return first === undefined ? EXIT.usage : EXIT.ok;

@@ -47,16 +47,22 @@ export function it(name: string, fn: Body): void {
 
 /**
  * Declares a test that runs only when `condition` holds (a program that may
- * be missing on a developer's machine; CI installs it), reported as skipped
- * otherwise.
+ * be missing on a developer's machine; `make tools` installs it), reported as
+ * skipped otherwise, with `reason` in its name on both runners.
  */
-export function itWhen(condition: boolean, name: string, fn: Body): void {
+export function itWhen(
+  condition: boolean,
+  name: string,
+  fn: Body,
+  reason = "a program it needs is missing; `make tools` installs it",
+): void {
+  const shown = condition ? name : `${name} (skipped: ${reason})`;
   if (denoTest === undefined) {
-    nodeTest.it(name, { timeout: TIMEOUT_MS, skip: !condition }, fn);
+    nodeTest.it(shown, { timeout: TIMEOUT_MS, skip: condition ? false : reason }, fn);
     return;
   }
   denoTest.test({
-    name: [...prefixes, name].join(" > "),
+    name: [...prefixes, shown].join(" > "),
     fn,
     ignore: !condition,
     sanitizeOps: true,

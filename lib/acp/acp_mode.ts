@@ -6,10 +6,9 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import { settleWithin } from "../terminal/timing.ts";
 import * as acp from "@agentclientprotocol/sdk";
-import { numberOption, parseModeArgs } from "../cli/args.ts";
+import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
 import { UsageError, VERSION } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
@@ -107,7 +106,7 @@ function parseOptions(args: string[]): AcpOptions | "help" {
   return {
     agent,
     prompts: values.prompt ?? [],
-    cwd: resolve(values.cwd ?? runtime.cwd()),
+    cwd: directoryOption("cwd", values.cwd) ?? runtime.cwd(),
     policy: values.yes ? "yes" : values.no ? "no" : interactive ? "ask" : "reject",
     json: values.json ?? false,
     agentLog: values["agent-log"],

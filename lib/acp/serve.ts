@@ -5,7 +5,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
-import { numberOption, parseModeArgs } from "../cli/args.ts";
+import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
 import { VERSION } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
@@ -49,11 +49,12 @@ export async function serveMain(args: string[]): Promise<number> {
     await runtime.writeStdout(HELP);
     return 0;
   }
+  const cwd = directoryOption("cwd", values.cwd);
   const service = new TerminalService({
-    cwd: values.cwd ?? runtime.cwd(),
+    cwd: cwd ?? runtime.cwd(),
     outputCeiling: numberOption("output-limit", values["output-limit"]),
   });
-  const sessions = new SessionManager({ cwd: values.cwd });
+  const sessions = new SessionManager({ cwd });
   const app = serveSessions(
     serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service)),
     sessions,

@@ -37,7 +37,8 @@ export function describeIssues(issues: unknown, path: string[] = []): string[] {
 /**
  * The SDK answers a request whose params fail validation with the bare
  * message "Invalid params" and the details in `data`; this puts the details
- * in the message too, e.g. `Invalid params: command: expected string`.
+ * in the message too, e.g. `Invalid params: command: expected string`. An
+ * unknown method gets `Method not found: "bogus/method"`.
  */
 export function explainInvalidParams(stream: acp.Stream): acp.Stream {
   const explain = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
@@ -47,6 +48,11 @@ export function explainInvalidParams(stream: acp.Stream): acp.Stream {
       if (error?.code === -32602 && error.message === "Invalid params") {
         const details = describeIssues(error.data);
         if (details.length > 0) error.message = `Invalid params: ${details.join("; ")}`;
+      }
+      // The SDK says `"Method not found": bogus/method`; the value is what belongs in quotes.
+      const method = (error?.data as { method?: unknown } | undefined)?.method;
+      if (error?.code === -32601 && typeof method === "string") {
+        error.message = `Method not found: ${JSON.stringify(method)}`;
       }
       controller.enqueue(message);
     },

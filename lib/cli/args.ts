@@ -4,6 +4,8 @@
  * @module
  */
 
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "./usage.ts";
 
@@ -40,4 +42,31 @@ export function numberOption(name: string, value: string | undefined, min = 0): 
     );
   }
   return number;
+}
+
+/**
+ * Reads a directory option (`--cwd DIR`): resolves it against termbridge's
+ * own working directory and checks, at start-up, that it is a directory.
+ * @returns the absolute path, or undefined when the option was not given
+ * @throws {UsageError} when it does not exist or is not a directory
+ */
+export function directoryOption(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const path = resolve(value);
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why = code === "ENOENT" || code === "ENOTDIR"
+      ? "no such directory"
+      : code === "EACCES"
+      ? "permission denied"
+      : (error as Error).message;
+    throw new UsageError(`Cannot use --${name} ${JSON.stringify(value)}: ${why}`);
+  }
+  if (!stats.isDirectory()) {
+    throw new UsageError(`Cannot use --${name} ${JSON.stringify(value)}: it is not a directory`);
+  }
+  return path;
 }

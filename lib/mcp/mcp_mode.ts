@@ -5,7 +5,7 @@
 
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { numberOption, parseModeArgs } from "../cli/args.ts";
+import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
 import { loadConfig } from "../config/config.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
@@ -64,7 +64,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   if (record !== undefined) mkdirSync(resolve(record), { recursive: true });
   const manager = new SessionManager({
     program: values.shell ? [values.shell] : config.shell,
-    cwd: values.cwd ? resolve(values.cwd) : config.cwd,
+    cwd: directoryOption("cwd", values.cwd) ?? config.cwd,
     cols: numberOption("cols", values.cols, 2) ?? config.cols,
     rows: numberOption("rows", values.rows, 1) ?? config.rows,
     scrollback: numberOption("scrollback", values.scrollback) ?? config.scrollback,

@@ -7,8 +7,7 @@
 
 import process from "node:process";
 import { createInterface, type Interface } from "node:readline";
-import { resolve } from "node:path";
-import { parseModeArgs } from "../cli/args.ts";
+import { directoryOption, parseModeArgs } from "../cli/args.ts";
 import { UsageError, VERSION } from "../cli/usage.ts";
 import {
   CommandError,
@@ -70,7 +69,11 @@ function parseOptions(args: string[]): ReplOptions | "help" {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return { cwd: resolve(values.cwd ?? runtime.cwd()), size, history: !values["no-history"] };
+  return {
+    cwd: directoryOption("cwd", values.cwd) ?? runtime.cwd(),
+    size,
+    history: !values["no-history"],
+  };
 }
 
 /** Runs `termbridge repl`; resolves with the exit code once the person leaves. */

@@ -12,13 +12,16 @@ function installed(program: string): boolean {
     resolveProgram(program, runtime.env(), "/");
     return true;
   } catch {
-    return false; // Not on PATH: the test is skipped (CI installs zsh).
+    return false; // Not on PATH: the test is skipped, saying why.
   }
 }
 
+const HAS_ZSH = installed("zsh");
+const NO_ZSH = "zsh is not installed; `make tools` installs it";
+
 describe("sessions: zsh", () => {
   itWhen(
-    installed("zsh"),
+    HAS_ZSH,
     "sessions: zsh gets shell integration: output, exit code, cwd",
     async () => {
       const home = mkdtempSync(join(tmpdir(), "termbridge-zsh-"));
@@ -36,10 +39,11 @@ describe("sessions: zsh", () => {
         rmSync(home, { recursive: true, force: true });
       }
     },
+    NO_ZSH,
   );
 
   itWhen(
-    installed("zsh"),
+    HAS_ZSH,
     "sessions: zsh -f skips the user's .zshrc but keeps shell integration",
     async () => {
       const home = mkdtempSync(join(tmpdir(), "termbridge-zsh-"));
@@ -57,5 +61,6 @@ describe("sessions: zsh", () => {
         rmSync(home, { recursive: true, force: true });
       }
     },
+    NO_ZSH,
   );
 });

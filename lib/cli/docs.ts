@@ -1,0 +1,390 @@
+/**
+ * Shell completions (bash, zsh, fish) and a man page, generated from
+ * termbridge's own help texts: whatever `termbridge --help` lists as a mode
+ * or command, and whatever `termbridge MODE --help` lists as an option, is
+ * completed and documented, so a new mode or option needs no edit here.
+ * @module
+ */
+
+/** How an option's value is completed, from its placeholder in the help. */
+export type ValueKind = "none" | "directory" | "file" | "command" | "text";
+
+/** One option of a mode, as its help lists it. */
+export interface OptionSpec {
+  /** `--cwd`, `-p`: every spelling on the help line. */
+  names: string[];
+  /** The placeholder (`DIR`, `TEXT`), or "" for a flag. */
+  value: string;
+  kind: ValueKind;
+  summary: string;
+}
+
+/** One mode (or command) and what its help says. */
+export interface ModeSpec {
+  name: string;
+  summary: string;
+  /** Its help text, as `termbridge NAME --help` printed it. */
+  help: string;
+  options: OptionSpec[];
+  /** Literal words after the mode in its usage lines (`policy check`). */
+  subcommands: string[];
+  /** What a word that is not an option is: a file (`SCRIPT`), a program (`-- AGENT`), or nothing. */
+  positional: ValueKind;
+}
+
+/** Everything the generators need. */
+export interface CliSpec {
+  version: string;
+  /** The one-line description after the version in the top help. */
+  tagline: string;
+  /** `termbridge --help`, whole. */
+  help: string;
+  modes: ModeSpec[];
+}
+
+/** Sections of a help text whose indented lines are not modes. */
+const NOT_MODES = new Set(["usage", "options", "example", "examples", "exit status"]);
+
+/** `  NAME   summary` in a modes section of the top-level help. */
+const MODE_LINE = /^ {2}([a-z][a-z0-9-]*)\s{2,}(\S.*)$/;
+
+/**
+ * The modes of the top-level help: the indented `NAME  summary` lines of
+ * every section that is not usage, options or examples.
+ */
+export function parseModes(help: string): { name: string; summary: string }[] {
+  const modes: { name: string; summary: string }[] = [];
+  let section = "";
+  for (const line of help.split("\n")) {
+    const header = line.match(/^([A-Za-z][A-Za-z ]*):\s*$/);
+    if (header) {
+      section = header[1].toLowerCase();
+      continue;
+    }
+    if (line.trim() === "" || !line.startsWith(" ")) {
+      if (line.trim() !== "") section = "";
+      continue;
+    }
+    const match = line.match(MODE_LINE);
+    if (section !== "" && !NOT_MODES.has(section) && match) {
+      if (!modes.some((mode) => mode.name === match[1])) {
+        modes.push({ name: match[1], summary: match[2].trim() });
+      }
+    }
+  }
+  return modes;
+}
+
+/** The completion kind a placeholder asks for. */
+export function valueKind(placeholder: string): ValueKind {
+  if (placeholder === "") return "none";
+  if (/DIR/.test(placeholder)) return "directory";
+  if (/FILE|SCRIPT|PATH/.test(placeholder)) return "file";
+  if (/PROGRAM|COMMAND|AGENT/.test(placeholder)) return "command";
+  return "text";
+}
+
+/**
+ * The options of a mode's help: every indented line that starts with a dash,
+ * `-p, --prompt TEXT   summary` (a short spelling joins the long one after
+ * it) or `--cols N, --rows N   summary` (two options).
+ */
+export function parseOptions(help: string): OptionSpec[] {
+  const options: OptionSpec[] = [];
+  for (const line of help.split("\n")) {
+    if (!/^\s+-/.test(line)) continue;
+    const [spellings, ...rest] = line.trim().split(/\s{2,}/);
+    const summary = rest.join(" ").trim();
+    let shorts: string[] = [];
+    for (const item of spellings.split(/,\s*/)) {
+      const [name, value = ""] = item.trim().split(/[ =]/);
+      if (!/^--?[A-Za-z0-9]/.test(name)) continue;
+      if (!name.startsWith("--") && value === "") {
+        shorts.push(name);
+        continue;
+      }
+      options.push({ names: [...shorts, name], value, kind: valueKind(value), summary });
+      shorts = [];
+    }
+    if (shorts.length > 0) options.push({ names: shorts, value: "", kind: "none", summary });
+  }
+  return options;
+}
+
+/** The usage lines of a mode's help (`Usage: termbridge NAME ...`, and those after it). */
+function usageLines(help: string, name: string): string[] {
+  return help.split("\n").filter((line) => line.includes(`termbridge ${name}`));
+}
+
+/** Builds one mode's spec from its help text. */
+export function modeSpec(name: string, summary: string, help: string): ModeSpec {
+  const usage = usageLines(help, name);
+  const subcommands = new Set<string>();
+  for (const line of usage) {
+    const word = line.split(`termbridge ${name} `)[1]?.split(/\s/)[0] ?? "";
+    if (/^[a-z][a-z0-9-]*$/.test(word)) subcommands.add(word);
+  }
+  const words = usage.join(" ");
+  const positional: ValueKind = /--\s+[A-Z]/.test(words)
+    ? "command"
+    : /\b(SCRIPT|FILE|PATH)\b/.test(words.replace(/\[OPTIONS\]/g, ""))
+    ? "file"
+    : /\bDIR\b/.test(words)
+    ? "directory"
+    : "none";
+  return {
+    name,
+    summary,
+    help,
+    options: parseOptions(help),
+    subcommands: [...subcommands],
+    positional,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// bash
+
+const shellWords = (words: string[]) => words.join(" ");
+
+/** A bash completion script (`complete -F _termbridge termbridge`). */
+export function bashCompletion(spec: CliSpec): string {
+  const modeNames = spec.modes.map((mode) => mode.name);
+  const cases = spec.modes.map((mode) => {
+    const valued = (kind: ValueKind) =>
+      mode.options.filter((o) => o.kind === kind).flatMap((o) => o.names);
+    const branches = [
+      [valued("directory"), 'COMPREPLY=($(compgen -d -- "$cur"))'],
+      [valued("file"), 'COMPREPLY=($(compgen -f -- "$cur"))'],
+      [valued("command"), 'COMPREPLY=($(compgen -c -- "$cur"))'],
+      [valued("text"), "COMPREPLY=()"],
+    ].filter(([names]) => names.length > 0)
+      .map(([names, action]) => `        ${(names as string[]).join("|")}) ${action}; return ;;`);
+    const positional = mode.subcommands.length > 0
+      ? `COMPREPLY=($(compgen -W "${shellWords(mode.subcommands)}" -- "$cur"))`
+      : mode.positional === "command"
+      ? 'COMPREPLY=($(compgen -c -- "$cur"))'
+      : mode.positional === "directory"
+      ? 'COMPREPLY=($(compgen -d -- "$cur"))'
+      : mode.positional === "file"
+      ? 'COMPREPLY=($(compgen -f -- "$cur"))'
+      : "COMPREPLY=()";
+    const allOptions = shellWords(mode.options.flatMap((o) => o.names));
+    return [
+      `    ${mode.name})`,
+      ...(branches.length > 0 ? ['      case "$prev" in', ...branches, "      esac"] : []),
+      '      if [[ "$cur" == -* ]]; then',
+      `        COMPREPLY=($(compgen -W "${allOptions}" -- "$cur"))`,
+      "      else",
+      `        ${positional}`,
+      "      fi",
+      "      ;;",
+    ].join("\n");
+  });
+  return `# bash completion for termbridge ${spec.version}
+# Generated from termbridge's help texts by tools/docs.ts: do not edit.
+
+_termbridge() {
+  local cur prev mode i
+  cur=\${COMP_WORDS[COMP_CWORD]}
+  prev=\${COMP_WORDS[COMP_CWORD-1]}
+  if [[ $COMP_CWORD -eq 1 ]]; then
+    COMPREPLY=($(compgen -W "${shellWords(modeNames)} help --help --version" -- "$cur"))
+    return
+  fi
+  mode=\${COMP_WORDS[1]}
+  # After "--" comes a program and its own arguments (acp's AGENT).
+  for ((i = 2; i < COMP_CWORD; i++)); do
+    if [[ \${COMP_WORDS[i]} == -- ]]; then
+      COMPREPLY=($(compgen -c -- "$cur"))
+      return
+    fi
+  done
+  case "$mode" in
+    help)
+      [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W "${shellWords(modeNames)}" -- "$cur"))
+      ;;
+${cases.join("\n")}
+  esac
+}
+complete -F _termbridge termbridge
+`;
+}
+
+// ---------------------------------------------------------------------------
+// zsh
+
+/** Quotes `text` for a single-quoted zsh word. */
+const zshQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** Escapes what `_arguments` and `_describe` treat specially in descriptions. */
+const zshDescription = (text: string) => text.replace(/([[\]:\\])/g, "\\$1");
+
+const ZSH_ACTION: Record<ValueKind, string> = {
+  none: "",
+  directory: "_files -/",
+  file: "_files",
+  command: "_command_names -e",
+  text: " ",
+};
+
+/** A zsh completion function (`#compdef termbridge`), for a directory on `$fpath`. */
+export function zshCompletion(spec: CliSpec): string {
+  const describe = spec.modes.map((mode) =>
+    `    ${zshQuote(`${mode.name}:${zshDescription(mode.summary)}`)}`
+  );
+  const cases = spec.modes.map((mode) => {
+    const specs = mode.options.flatMap((option) =>
+      option.names.map((name) => {
+        const action = option.kind === "none"
+          ? ""
+          : `:${option.value.toLowerCase()}:${ZSH_ACTION[option.kind]}`;
+        return `        ${zshQuote(`*${name}[${zshDescription(option.summary)}]${action}`)}`;
+      })
+    );
+    const rest = mode.subcommands.length > 0
+      ? `'1:command:(${mode.subcommands.join(" ")})' '*:: :_files'`
+      : mode.positional === "command"
+      ? "'*:: :_normal'"
+      : mode.positional === "directory"
+      ? "'*:directory:_files -/'"
+      : mode.positional === "file"
+      ? "'*:file:_files'"
+      : "";
+    return [
+      `    ${mode.name})`,
+      "      _arguments -s -S \\",
+      ...(rest === "" ? [...specs.slice(0, -1).map((line) => `${line} \\`), specs.at(-1)] : [
+        ...specs.map((line) => `${line} \\`),
+        `        ${rest}`,
+      ]),
+      "      ;;",
+    ].join("\n");
+  });
+  return `#compdef termbridge
+# zsh completion for termbridge ${spec.version}
+# Generated from termbridge's help texts by tools/docs.ts: do not edit.
+
+_termbridge() {
+  local -a modes
+  modes=(
+${describe.join("\n")}
+  )
+  if (( CURRENT == 2 )); then
+    _describe -t modes 'termbridge mode' modes
+    compadd -- help --help --version
+    return
+  fi
+  local mode=$words[2]
+  shift words
+  (( CURRENT-- ))
+  case $mode in
+    help)
+      _describe -t modes 'termbridge mode' modes
+      ;;
+${cases.join("\n")}
+  esac
+}
+
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+  _termbridge "$@"
+else
+  compdef _termbridge termbridge
+fi
+`;
+}
+
+// ---------------------------------------------------------------------------
+// fish
+
+const fishQuote = (text: string) => `'${text.replace(/(['\\])/g, "\\$1")}'`;
+
+const FISH_ARGUMENTS: Record<ValueKind, string> = {
+  none: "",
+  directory: " -r -f -a '(__fish_complete_directories)'",
+  file: " -r -F",
+  command: " -r -f -a '(__fish_complete_command)'",
+  text: " -r -f",
+};
+
+/** A fish completion script, for `vendor_completions.d`. */
+export function fishCompletion(spec: CliSpec): string {
+  const lines = [
+    `# fish completion for termbridge ${spec.version}`,
+    "# Generated from termbridge's help texts by tools/docs.ts: do not edit.",
+    "complete -c termbridge -f",
+    "complete -c termbridge -n __fish_use_subcommand -l help -d 'show the help'",
+    "complete -c termbridge -n __fish_use_subcommand -l version -d 'show the version'",
+    "complete -c termbridge -n __fish_use_subcommand -a help -d 'show the help of a mode'",
+    `complete -c termbridge -n '__fish_seen_subcommand_from help' -a ${
+      fishQuote(spec.modes.map((mode) => mode.name).join(" "))
+    }`,
+  ];
+  for (const mode of spec.modes) {
+    const when = `-n '__fish_seen_subcommand_from ${mode.name}'`;
+    lines.push(
+      `complete -c termbridge -n __fish_use_subcommand -a ${mode.name} -d ${
+        fishQuote(mode.summary)
+      }`,
+    );
+    for (const option of mode.options) {
+      const names = option.names.map((name) =>
+        name.startsWith("--") ? `-l ${name.slice(2)}` : `-s ${name.slice(1)}`
+      ).join(" ");
+      lines.push(
+        `complete -c termbridge ${when} ${names}${FISH_ARGUMENTS[option.kind]} -d ${
+          fishQuote(option.summary)
+        }`,
+      );
+    }
+    if (mode.subcommands.length > 0) {
+      lines.push(`complete -c termbridge ${when} -a ${fishQuote(mode.subcommands.join(" "))}`);
+    } else if (mode.positional === "file") {
+      lines.push(`complete -c termbridge ${when} -F`);
+    } else if (mode.positional === "command") {
+      lines.push(`complete -c termbridge ${when} -a '(__fish_complete_command)'`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+// ---------------------------------------------------------------------------
+// man page
+
+/** Escapes text for a roff text line: backslashes, and a leading dot or quote. */
+export function roffText(line: string): string {
+  const escaped = line.replaceAll("\\", "\\e").replaceAll("-", "\\-");
+  return /^[.']/.test(escaped) ? `\\&${escaped}` : escaped;
+}
+
+/** The help text as a roff block kept as printed (`.nf`), indented as the help is. */
+function preformatted(text: string): string[] {
+  return [".nf", ...text.replace(/\n+$/, "").split("\n").map(roffText), ".fi"];
+}
+
+/** A man page, termbridge(1), made of the top-level help and every mode's help. */
+export function manPage(spec: CliSpec): string {
+  const [, ...body] = spec.help.replace(/\n+$/, "").split("\n");
+  const lines = [
+    `.\\" termbridge(1), generated from termbridge's help texts by tools/docs.ts: do not edit.`,
+    `.TH TERMBRIDGE 1 "" "termbridge ${spec.version}" "User Commands"`,
+    ".SH NAME",
+    `termbridge \\- ${roffText(spec.tagline)}`,
+    ".SH SYNOPSIS",
+    ...preformatted(body.join("\n").replace(/^\n+/, "")),
+    ".SH MODES",
+  ];
+  for (const mode of spec.modes) {
+    lines.push(`.SS "termbridge ${mode.name}"`, roffText(mode.summary), ".PP");
+    lines.push(...preformatted(mode.help));
+  }
+  lines.push(
+    ".SH FILES",
+    ".TP",
+    ".I ./termbridge.jsonc, $XDG_CONFIG_HOME/termbridge/termbridge.jsonc",
+    "The configuration (JSON with comments); command\\-line options win.",
+    ".SH SEE ALSO",
+    "The README of the termbridge repository.",
+  );
+  return `${lines.join("\n")}\n`;
+}
