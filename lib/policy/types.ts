@@ -30,12 +30,19 @@ export interface SimpleCommand {
   resolved?: string;
   /** Why this command was found, e.g. `["sh -c", "$(...)"]`; empty at top level. */
   via: string[];
+  /** This command's own verdict and the rule that decided it (the line's is the strictest). */
+  decision?: Decision;
+  rule?: RuleMatch;
 }
 
-/** The rule that decided a verdict. */
+/**
+ * The rule that decided a verdict. `unknown`: no rule could decide, because what
+ * the line runs is only known when it runs (`eval`, `$CMD`, unparseable); such
+ * a line is asked about whenever the policy has any ask or deny rule.
+ */
 export interface RuleMatch {
-  list: "deny" | "ask" | "allow" | "default";
-  /** The rule as written in the configuration (empty for `default`). */
+  list: "deny" | "ask" | "allow" | "default" | "unknown";
+  /** The rule as written in the configuration (empty for `default` and `unknown`). */
   pattern: string;
 }
 

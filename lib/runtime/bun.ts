@@ -141,4 +141,9 @@ export const bunRuntime: Runtime = {
     return () => void process.off(signal, handler);
   },
   memoryRss: () => process.memoryUsage.rss(),
+  async embeddedFile(name) {
+    if (!Bun.isStandaloneExecutable) return null;
+    const blob = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === name);
+    return blob === undefined ? null : new Uint8Array(await blob.arrayBuffer());
+  },
 };

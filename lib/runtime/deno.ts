@@ -151,4 +151,6 @@ export const denoRuntime: Runtime = {
     return () => Deno.removeSignalListener(signal, handler);
   },
   memoryRss: () => Deno.memoryUsage().rss,
+  // A `deno compile` binary reads its files from the real paths it was built from.
+  embeddedFile: () => Promise.resolve(null),
 };

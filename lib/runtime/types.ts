@@ -121,4 +121,10 @@ export interface Runtime {
   onSignal(signal: ShutdownSignal, handler: () => void): () => void;
   /** Resident set size of this process in bytes. */
   memoryRss(): number;
+  /**
+   * A file embedded in the compiled executable (`bun build --compile` with the
+   * file as an extra entry point), by its file name; null when not running as
+   * such an executable or when no such file is embedded.
+   */
+  embeddedFile(name: string): Promise<Uint8Array | null>;
 }

@@ -1,0 +1,133 @@
+/**
+ * From a line (or an argv) to every program it would run: parses it, looks
+ * through wrappers and shells, and collects what cannot be known. Pure
+ * analysis: rules are applied by `engine.ts`.
+ * @module
+ */
+
+import { extractCommands } from "./extract.ts";
+import type { ShellParser } from "./parser.ts";
+import { programNames } from "./resolve.ts";
+import type { ProgramNames } from "./rules.ts";
+import type { Word } from "./words.ts";
+import { innerCommands, isWrapper } from "./wrappers.ts";
+
+/** One program the line runs, with what rules need to match it. */
+export interface Analysed {
+  words: Word[];
+  via: string[];
+  program: ProgramNames;
+  /** The real file it runs, when found. */
+  resolved?: string;
+  /** More arguments are added at run time (xargs). */
+  open: boolean;
+}
+
+/** Everything a line runs, and why parts of it cannot be known. */
+export interface Analysis {
+  commands: Analysed[];
+  unknowns: { reason: string; via: string[] }[];
+}
+
+/** Where the line runs. */
+export interface AnalysisContext {
+  cwd: string;
+  path: string;
+  home: string;
+}
+
+/** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
+const MAX_DEPTH = 12;
+
+/** Programs that run code the parser cannot see. */
+const OPAQUE: Record<string, string> = {
+  eval: "eval runs a string put together when the line runs",
+  source: "source runs a file whose contents are not checked",
+  ".": ". runs a file whose contents are not checked",
+};
+
+/** Analyses a shell command line. */
+export function analyseLine(parser: ShellParser, line: string, context: AnalysisContext): Analysis {
+  const analysis: Analysis = { commands: [], unknowns: [] };
+  new Analyser(parser, context, analysis).line(line, [], 0);
+  return analysis;
+}
+
+/** Analyses a program and its arguments given as words (no shell in between). */
+export function analyseArgv(parser: ShellParser, argv: string[], context: AnalysisContext): Analysis {
+  const analysis: Analysis = { commands: [], unknowns: [] };
+  const words = argv.map((text) => ({ text, dynamic: false }));
+  new Analyser(parser, context, analysis).command(words, [], false, undefined, 0);
+  return analysis;
+}
+
+class Analyser {
+  constructor(
+    readonly parser: ShellParser,
+    readonly context: AnalysisContext,
+    readonly analysis: Analysis,
+  ) {}
+
+  line(text: string, via: string[], depth: number): void {
+    if (depth > MAX_DEPTH) {
+      this.unknown(`shell strings are nested more than ${MAX_DEPTH} deep`, via);
+      return;
+    }
+    // Extraction finishes with the tree before any nested parse replaces it.
+    const contents = extractCommands(this.parser.parse(text), this.context.home, via);
+    this.analysis.unknowns.push(...contents.unknowns);
+    for (const found of contents.commands) {
+      this.command(found.words, found.via, false, found.stdin, depth);
+    }
+  }
+
+  command(words: Word[], via: string[], open: boolean, stdin: Word | undefined, depth: number) {
+    if (words.length === 0) return;
+    const first = words[0];
+    if (first.dynamic) {
+      this.unknown(`the program "${first.text}" is only known when the line runs`, via);
+      return;
+    }
+    const program = programNames(first.text, this.context);
+    const entry: Analysed = { words, via, program, open };
+    if (program.real !== null) entry.resolved = program.real;
+    this.analysis.commands.push(entry);
+    const opaque = OPAQUE[first.text];
+    if (opaque !== undefined) {
+      this.unknown(opaque, via);
+      // Whatever eval's own words say is checked too.
+      if (first.text === "eval" && words.length > 1 && words.slice(1).every((w) => !w.dynamic)) {
+        this.line(words.slice(1).map((w) => w.text).join(" "), [...via, "eval"], depth + 1);
+      }
+      return;
+    }
+    const name = program.names.find(isWrapper);
+    if (name === undefined) return;
+    for (const inner of innerCommands(words, name)) {
+      if (inner.kind === "argv") {
+        this.command(inner.words, [...via, inner.via], inner.open ?? false, undefined, depth + 1);
+      } else if (inner.kind === "script") {
+        if (inner.text.dynamic) {
+          this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);
+        } else {
+          this.line(inner.text.text, [...via, inner.via], depth + 1);
+        }
+      } else if (inner.kind === "stdin") {
+        if (stdin !== undefined && !stdin.dynamic) {
+          this.line(stdin.text, [...via, `${inner.via} <<`], depth + 1);
+        } else {
+          this.unknown(
+            `${inner.via} reads the commands it runs from standard input, so they cannot be checked`,
+            via,
+          );
+        }
+      } else {
+        this.unknown(inner.reason, via);
+      }
+    }
+  }
+
+  unknown(reason: string, via: string[]): void {
+    this.analysis.unknowns.push({ reason, via });
+  }
+}

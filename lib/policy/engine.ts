@@ -1,0 +1,159 @@
+/**
+ * The command and file policy: rules compiled once, then every check of a
+ * line, an argv or a path. Deny beats ask beats allow beats the default, and a
+ * line gets the strictest verdict of all the programs it runs.
+ * @module
+ */
+
+import { type Analysed, analyseArgv, analyseLine, type Analysis } from "./analyse.ts";
+import { loadShellParser } from "./parser.ts";
+import { checkPath } from "./paths.ts";
+import { type CompiledRule, compileRule, matchRule } from "./rules.ts";
+import type {
+  CommandPolicy,
+  CommandVerdict,
+  Decision,
+  PolicyContext,
+  PolicyRules,
+  RuleMatch,
+  SimpleCommand,
+} from "./types.ts";
+
+const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+const DECISIONS = new Set(["allow", "ask", "deny"]);
+
+/**
+ * Builds a policy from the `policy` section of the configuration.
+ * @throws {Error} for a rule that cannot be read or a `default` that is not allow, ask or deny
+ * @example
+ * ```ts
+ * const policy = createPolicy({ deny: ["rm -rf"] });
+ * const verdict = await policy.checkLine("sudo rm -rf /tmp/x", { cwd: "/", env: {} });
+ * verdict.decision; // "deny"
+ * ```
+ */
+export function createPolicy(rules: PolicyRules): CommandPolicy {
+  const fallback = rules.default ?? "allow";
+  if (!DECISIONS.has(fallback)) {
+    throw new Error(
+      `Cannot use policy.default ${JSON.stringify(fallback)}: expected "allow", "ask" or "deny"`,
+    );
+  }
+  const compiled: CompiledRule[] = [];
+  for (const list of ["deny", "ask", "allow"] as const) {
+    for (const pattern of rules[list] ?? []) compiled.push(compileRule(list, pattern));
+  }
+  // A policy that allows everything has nothing to ask about, even for lines it cannot read.
+  const strict = fallback !== "allow" || compiled.some((rule) => rule.list !== "allow");
+  const judge = (analysis: Analysis, context: PolicyContext) =>
+    verdictOf(analysis, { compiled, fallback, strict, home: context.env.HOME ?? "" });
+  return {
+    async checkLine(line, context) {
+      const parser = await loadShellParser();
+      return judge(analyseLine(parser, line, analysisContext(context)), context);
+    },
+    async checkArgv(argv, context) {
+      const parser = await loadShellParser();
+      return judge(analyseArgv(parser, argv, analysisContext(context)), context);
+    },
+    checkRead: (path, context) => checkPath("read", path, rules.read, context),
+    checkWrite: (path, context) => checkPath("write", path, rules.write, context),
+  };
+}
+
+function analysisContext(context: PolicyContext) {
+  return { cwd: context.cwd, path: context.env.PATH ?? "/usr/bin:/bin", home: context.env.HOME ?? "" };
+}
+
+interface Judge {
+  compiled: CompiledRule[];
+  fallback: Decision;
+  strict: boolean;
+  home: string;
+}
+
+interface Judged {
+  decision: Decision;
+  rule: RuleMatch;
+  reason: string;
+}
+
+function verdictOf(analysis: Analysis, judge: Judge): CommandVerdict {
+  const commands: SimpleCommand[] = [];
+  let worst: Judged | null = null;
+  for (const found of analysis.commands) {
+    const judged = judgeCommand(found, judge);
+    const command: SimpleCommand = {
+      words: found.words.map((w) => w.text),
+      via: found.via,
+      decision: judged.decision,
+      rule: judged.rule,
+    };
+    if (found.resolved !== undefined) command.resolved = found.resolved;
+    commands.push(command);
+    if (worst === null || RANK[judged.decision] > RANK[worst.decision]) worst = judged;
+  }
+  if (judge.strict) {
+    for (const unknown of analysis.unknowns) {
+      const decision: Decision = judge.fallback === "deny" ? "deny" : "ask";
+      if (worst === null || RANK[decision] > RANK[worst.decision]) {
+        worst = {
+          decision,
+          rule: { list: "unknown", pattern: "" },
+          reason: `${unknown.reason}${where(unknown.via)}`,
+        };
+      }
+    }
+  }
+  worst ??= {
+    decision: "allow",
+    rule: { list: "default", pattern: "" },
+    reason: analysis.unknowns.length > 0
+      ? "the policy allows everything"
+      : "the line runs no command",
+  };
+  return { ...worst, commands };
+}
+
+function judgeCommand(found: Analysed, judge: Judge): Judged {
+  const shown = `"${found.words.map((w) => w.text).join(" ")}"${where(found.via)}`;
+  let ask: CompiledRule | null = null;
+  let maybe: CompiledRule | null = null;
+  let allow: CompiledRule | null = null;
+  for (const rule of judge.compiled) {
+    const match = matchRule(rule, found.program, found.words, { home: judge.home, open: found.open });
+    if (match === "no") continue;
+    if (match === "maybe") {
+      // A word known only at run time could make a deny or ask rule match: ask.
+      if (rule.list !== "allow") maybe ??= rule;
+    } else if (rule.list === "deny") {
+      return decided("deny", rule, `${shown} matches deny rule "${rule.pattern}"`);
+    } else if (rule.list === "ask") {
+      ask ??= rule;
+    } else {
+      allow ??= rule;
+    }
+  }
+  if (ask !== null) return decided("ask", ask, `${shown} matches ask rule "${ask.pattern}"`);
+  if (maybe !== null) {
+    return decided(
+      "ask",
+      maybe,
+      `${shown} could match ${maybe.list} rule "${maybe.pattern}": some of its words are only known when it runs`,
+    );
+  }
+  if (allow !== null) return decided("allow", allow, `${shown} matches allow rule "${allow.pattern}"`);
+  return {
+    decision: judge.fallback,
+    rule: { list: "default", pattern: "" },
+    reason: `${shown} matches no rule: the default is ${judge.fallback}`,
+  };
+}
+
+function decided(decision: Decision, rule: CompiledRule, reason: string): Judged {
+  return { decision, rule: { list: rule.list, pattern: rule.pattern }, reason };
+}
+
+function where(via: string[]): string {
+  return via.length === 0 ? "" : ` (inside ${via.join(" > ")})`;
+}

@@ -1,0 +1,144 @@
+/**
+ * Every simple command a parsed line would run: in pipelines, lists,
+ * subshells, groups, `if`/`for`/`while`/`case` bodies, function bodies, and
+ * command and process substitutions wherever they appear (arguments, double
+ * quotes, assignments, redirections, here-documents).
+ * @module
+ */
+
+import type { SyntaxNode } from "./parser.ts";
+import { type Word, wordOf } from "./words.ts";
+
+/** A simple command as written, before wrappers are looked through. */
+export interface FoundCommand {
+  words: Word[];
+  via: string[];
+  /** Literal text given on standard input by a here-document or here-string. */
+  stdin?: Word;
+}
+
+/** What a line holds. */
+export interface LineContents {
+  commands: FoundCommand[];
+  /** Why parts of the line cannot be known before it runs. */
+  unknowns: { reason: string; via: string[] }[];
+}
+
+/** Node types entered with a note of how their commands are reached. */
+const VIA: Record<string, string> = {
+  command_substitution: "$(...)",
+  process_substitution: "<(...)",
+};
+
+/**
+ * Collects the simple commands of a parsed line.
+ * @param home what `~` expands to
+ */
+export function extractCommands(root: SyntaxNode, home: string, via: string[] = []): LineContents {
+  const contents: LineContents = { commands: [], unknowns: [] };
+  if (root.hasError) {
+    contents.unknowns.push({
+      reason: "the line is not complete or not valid shell syntax, so what it runs cannot be known",
+      via,
+    });
+  }
+  const state = { contents, home, functions: [] as string[], stdin: new Map<number, Word>() };
+  visit(root, via, state);
+  return contents;
+}
+
+interface State {
+  contents: LineContents;
+  home: string;
+  functions: string[];
+  /** Here-document text for the command node it feeds, by node id. */
+  stdin: Map<number, Word>;
+}
+
+function visit(node: SyntaxNode, via: string[], state: State): void {
+  const type = node.type;
+  if (type === "command") return visitCommand(node, via, state);
+  if (type === "declaration_command" || type === "unset_command") {
+    const keyword = node.child(0)?.text ?? type;
+    const words: Word[] = [{ text: keyword, dynamic: false }];
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      if (child.type === "variable_assignment") noteAssignment(child, via, state);
+      else words.push(wordOf(child, state.home));
+    }
+    state.contents.commands.push({ words, via });
+  } else if (type === "variable_assignment") {
+    noteAssignment(node, via, state);
+  } else if (type === "function_definition") {
+    const name = node.childForFieldName("name")?.text ?? "";
+    state.functions.push(name);
+    visitChildren(node, via, state);
+    state.functions.pop();
+    return;
+  } else if (type === "redirected_statement") {
+    const body = node.childForFieldName("body");
+    for (const child of node.namedChildren) {
+      if (child?.type === "heredoc_redirect" && body?.type === "command") {
+        const text = hereDocument(child);
+        if (text !== null) state.stdin.set(body.id, text);
+      }
+    }
+  }
+  const inner = VIA[type];
+  visitChildren(node, inner === undefined ? via : [...via, inner], state);
+}
+
+function visitChildren(node: SyntaxNode, via: string[], state: State): void {
+  for (const child of node.namedChildren) if (child !== null) visit(child, via, state);
+}
+
+function visitCommand(node: SyntaxNode, via: string[], state: State): void {
+  const words: Word[] = [];
+  let stdin = state.stdin.get(node.id);
+  for (const child of node.namedChildren) {
+    if (child === null) continue;
+    const type = child.type;
+    if (type === "variable_assignment") {
+      noteAssignment(child, via, state);
+      continue;
+    }
+    if (type === "herestring_redirect") {
+      const value = child.namedChild(0);
+      if (value !== null) stdin = wordOf(value, state.home);
+    } else if (type !== "file_redirect" && type !== "heredoc_redirect" && type !== "comment") {
+      words.push(wordOf(child, state.home));
+    }
+    visit(child, via, state); // Substitutions inside words and redirections run too.
+  }
+  if (words.length === 0) return; // Only assignments or redirections.
+  const name = words[0].text;
+  if (!words[0].dynamic && state.functions.includes(name)) {
+    state.contents.unknowns.push({
+      reason: `the function "${name}" calls itself (the shape of a fork bomb)`,
+      via,
+    });
+  }
+  state.contents.commands.push(stdin === undefined ? { words, via } : { words, via, stdin });
+}
+
+/** An assignment's value may hold substitutions; one to PATH changes what later names run. */
+function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
+  const name = node.childForFieldName("name")?.text;
+  if (name === "PATH") {
+    state.contents.unknowns.push({
+      reason: "the line changes PATH, so which files its programs are cannot be known",
+      via,
+    });
+  }
+  visitChildren(node, via, state);
+}
+
+/** The literal text of a here-document; dynamic when it expands anything. */
+function hereDocument(node: SyntaxNode): Word | null {
+  for (const child of node.namedChildren) {
+    if (child?.type !== "heredoc_body") continue;
+    const dynamic = child.namedChildren.some((part) => part !== null && part.type !== "heredoc_content");
+    return { text: child.text, dynamic };
+  }
+  return null;
+}

@@ -1,0 +1,148 @@
+/**
+ * Command rules: a prefix written as shell words (`git push --force`,
+ * `dd of=/dev/*`), matched against a simple command's words. A word may hold
+ * `*` (any text) and `?` (one character) unless quoted; a leading `~` is the
+ * home directory. The program word matches by name, or by path when the rule
+ * gives one.
+ * @module
+ */
+
+import { splitRuleWords } from "./words.ts";
+import type { Word } from "./words.ts";
+
+/** One rule, ready to match. */
+export interface CompiledRule {
+  list: "deny" | "ask" | "allow";
+  pattern: string;
+  words: WordPattern[];
+}
+
+/** One word of a rule. */
+interface WordPattern {
+  /** Matches the whole word (after `~` was replaced by the home directory). */
+  regex: RegExp;
+  /** Exact text when the word holds no glob, for the fast path. */
+  exact: string | null;
+  /** The word starts with an unquoted `~`, expanded at match time. */
+  tilde: boolean;
+  /** The program word names a path (`/bin/rm`), not just a name. */
+  path: boolean;
+}
+
+/**
+ * Compiles one rule of `list`.
+ * @throws {Error} for an empty rule or an unterminated quote, naming the rule
+ */
+export function compileRule(list: CompiledRule["list"], pattern: string): CompiledRule {
+  const split = splitRuleWords(pattern);
+  if (split.length === 0) {
+    throw new Error(`Cannot use the ${list} rule ${JSON.stringify(pattern)}: it names no command`);
+  }
+  const words = split.map((pieces, index) => {
+    let source = "";
+    let exact: string | null = "";
+    let tilde = false;
+    pieces.forEach((piece, p) => {
+      let text = piece.text;
+      if (!piece.quoted && p === 0 && (text === "~" || text.startsWith("~/"))) {
+        tilde = true;
+        text = text.slice(1);
+      }
+      if (piece.quoted) {
+        source += escapeRegex(text);
+        if (exact !== null) exact += text;
+        return;
+      }
+      for (const char of text) {
+        if (char === "*") source += ".*";
+        else if (char === "?") source += ".";
+        else source += escapeRegex(char);
+        if (char === "*" || char === "?") exact = null;
+        else if (exact !== null) exact += char;
+      }
+    });
+    const word = pieces.map((p) => p.text).join("");
+    return { regex: new RegExp(`^${source}$`, "s"), exact, tilde, path: index === 0 && word.includes("/") };
+  });
+  return { list, pattern, words };
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** How a command's program may be named: as written, its basename, its real file. */
+export interface ProgramNames {
+  /** Bare names: the basename as written and, when resolved, the real file's basename. */
+  names: string[];
+  /** Paths: as written (absolute, made so against the cwd) and the real file. */
+  paths: string[];
+  /** The real file it runs, found through PATH and symlinks, when there is one. */
+  real: string | null;
+}
+
+/** A match result: `maybe` when a word known only at run time could make it match. */
+export type Match = "yes" | "maybe" | "no";
+
+/**
+ * Whether `rule` matches a command.
+ * @param words the command's words (the program first)
+ * @param open more arguments are added at run time (xargs)
+ */
+export function matchRule(
+  rule: CompiledRule,
+  program: ProgramNames,
+  words: Word[],
+  options: { home: string; open?: boolean },
+): Match {
+  const [first, ...rest] = rule.words;
+  const candidates = first.path ? program.paths : program.names;
+  if (!candidates.some((name) => matchWord(first, name, options.home))) return "no";
+  let result: Match = "yes";
+  for (let i = 0; i < rest.length; i++) {
+    const word = words[i + 1];
+    if (word === undefined) return options.open ? "maybe" : "no";
+    if (word.dynamic) {
+      const could = couldMatch(rest[i], word, options.home);
+      if (could === "no") return "no";
+      if (could === "maybe") result = "maybe";
+      continue;
+    }
+    if (!matchWord(rest[i], word.text, options.home)) return "no";
+  }
+  return result;
+}
+
+/** A word known only at run time against a rule word: a plain glob can rule some out. */
+function couldMatch(pattern: WordPattern, word: Word, home: string): Match {
+  if (!word.glob || pattern.exact === null) return "maybe";
+  const literal = (pattern.tilde ? home : "") + pattern.exact;
+  if (literal === word.text) return "yes";
+  return globRegex(word.text).test(literal) ? "maybe" : "no";
+}
+
+function globRegex(glob: string): RegExp {
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i];
+    if (char === "*") source += ".*";
+    else if (char === "?") source += ".";
+    else if (char === "[") {
+      const end = glob.indexOf("]", i + 2);
+      if (end < 0) source += "\\[";
+      else {
+        source += `[${glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = end;
+      }
+    } else source += escapeRegex(char);
+  }
+  return new RegExp(`^${source}$`, "s");
+}
+
+function matchWord(pattern: WordPattern, text: string, home: string): boolean {
+  if (pattern.tilde) {
+    if (!text.startsWith(home)) return false;
+    text = text.slice(home.length);
+  }
+  return pattern.exact !== null ? pattern.exact === text : pattern.regex.test(text);
+}
