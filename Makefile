@@ -100,12 +100,16 @@ fmt: deps
 ## rebuilt only when one of its sources changed.
 build: dist/termbridge
 
+# The shell parser's WebAssembly files are embedded under their own names (lib/policy/parser.ts).
+WASM    := node_modules/web-tree-sitter/tree-sitter.wasm node_modules/tree-sitter-bash/tree-sitter-bash.wasm
+
 dist/termbridge: node_modules/.installed $(SOURCES)
-	$(BUN) build --compile --minify --bytecode --format=esm --sourcemap main.ts --outfile dist/termbridge
+	$(BUN) build --compile --minify --bytecode --format=esm --sourcemap --asset-naming='[name].[ext]' \
+	  main.ts $(WASM) --outfile dist/termbridge
 
 ## build-deno: a Deno-compiled executable; needs network access (deno compile downloads its runtime).
 build-deno: deps
-	$(DENO) compile $(PERMS) --output dist/termbridge-deno main.ts
+	$(DENO) compile $(PERMS) $(addprefix --include ,$(WASM)) --output dist/termbridge-deno main.ts
 
 bench: deps
 	$(BUN) bench/terminal.ts

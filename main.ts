@@ -18,6 +18,7 @@ const LOADERS: Record<string, () => Promise<ModeMain>> = {
   repl: async () => (await import("./lib/repl/repl_mode.ts")).replMain,
   run: async () => (await import("./lib/script/script_mode.ts")).runMain,
   mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,
+  policy: async () => (await import("./lib/cli/policy_command.ts")).policyMain,
 };
 
 /** Exit codes of termbridge itself; a closed stdout ends it quietly, as SIGPIPE would (128 + 13). */

@@ -31,6 +31,7 @@ export const MODES: readonly Mode[] = [
   { name: "mcp", summary: "an MCP server with terminal tools, over stdio" },
   { name: "repl", summary: "an interactive REPL to drive terminal sessions" },
   { name: "run", summary: "run a script in the REPL's language (SCRIPT or - for stdin)" },
+  { name: "policy", summary: "check a command line against the command policy (policy check)" },
 ];
 
 /** The top-level help text. */
@@ -43,6 +44,7 @@ Usage:
   termbridge mcp [OPTIONS]
   termbridge repl [OPTIONS]
   termbridge run [OPTIONS] SCRIPT|-
+  termbridge policy check [OPTIONS] 'COMMAND LINE'
   termbridge --help | --version
 
 Modes:

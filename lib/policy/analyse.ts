@@ -54,7 +54,11 @@ export function analyseLine(parser: ShellParser, line: string, context: Analysis
 }
 
 /** Analyses a program and its arguments given as words (no shell in between). */
-export function analyseArgv(parser: ShellParser, argv: string[], context: AnalysisContext): Analysis {
+export function analyseArgv(
+  parser: ShellParser,
+  argv: string[],
+  context: AnalysisContext,
+): Analysis {
   const analysis: Analysis = { commands: [], unknowns: [] };
   const words = argv.map((text) => ({ text, dynamic: false }));
   new Analyser(parser, context, analysis).command(words, [], false, undefined, 0);

@@ -9,8 +9,20 @@ import type { PolicyRules } from "./types.ts";
 /** `rm` spelled the usual ways with recursive and force flags, before `target`. */
 function recursiveRemovals(target: string): string[] {
   const flags = [
-    "-rf", "-fr", "-Rf", "-fR", "-rF", "-r -f", "-f -r", "-R -f", "-f -R", "--recursive --force",
-    "--force --recursive", "-r", "-R", "--recursive",
+    "-rf",
+    "-fr",
+    "-Rf",
+    "-fR",
+    "-rF",
+    "-r -f",
+    "-f -r",
+    "-R -f",
+    "-f -R",
+    "--recursive --force",
+    "--force --recursive",
+    "-r",
+    "-R",
+    "--recursive",
   ];
   return flags.flatMap((flag) => [
     `rm ${flag} ${target}`,

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type Analysed, analyseArgv, analyseLine, type Analysis } from "./analyse.ts";
+import { PolicyError } from "./errors.ts";
+import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analyse.ts";
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
 import { type CompiledRule, compileRule, matchRule } from "./rules.ts";
@@ -35,7 +36,7 @@ const DECISIONS = new Set(["allow", "ask", "deny"]);
 export function createPolicy(rules: PolicyRules): CommandPolicy {
   const fallback = rules.default ?? "allow";
   if (!DECISIONS.has(fallback)) {
-    throw new Error(
+    throw new PolicyError(
       `Cannot use policy.default ${JSON.stringify(fallback)}: expected "allow", "ask" or "deny"`,
     );
   }
@@ -62,7 +63,11 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
 }
 
 function analysisContext(context: PolicyContext) {
-  return { cwd: context.cwd, path: context.env.PATH ?? "/usr/bin:/bin", home: context.env.HOME ?? "" };
+  return {
+    cwd: context.cwd,
+    path: context.env.PATH ?? "/usr/bin:/bin",
+    home: context.env.HOME ?? "",
+  };
 }
 
 interface Judge {
@@ -121,7 +126,10 @@ function judgeCommand(found: Analysed, judge: Judge): Judged {
   let maybe: CompiledRule | null = null;
   let allow: CompiledRule | null = null;
   for (const rule of judge.compiled) {
-    const match = matchRule(rule, found.program, found.words, { home: judge.home, open: found.open });
+    const match = matchRule(rule, found.program, found.words, {
+      home: judge.home,
+      open: found.open,
+    });
     if (match === "no") continue;
     if (match === "maybe") {
       // A word known only at run time could make a deny or ask rule match: ask.
@@ -142,7 +150,9 @@ function judgeCommand(found: Analysed, judge: Judge): Judged {
       `${shown} could match ${maybe.list} rule "${maybe.pattern}": some of its words are only known when it runs`,
     );
   }
-  if (allow !== null) return decided("allow", allow, `${shown} matches allow rule "${allow.pattern}"`);
+  if (allow !== null) {
+    return decided("allow", allow, `${shown} matches allow rule "${allow.pattern}"`);
+  }
   return {
     decision: judge.fallback,
     rule: { list: "default", pattern: "" },

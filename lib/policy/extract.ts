@@ -95,30 +95,33 @@ function visitChildren(node: SyntaxNode, via: string[], state: State): void {
 function visitCommand(node: SyntaxNode, via: string[], state: State): void {
   const words: Word[] = [];
   let stdin = state.stdin.get(node.id);
-  for (const child of node.namedChildren) {
-    if (child === null) continue;
-    const type = child.type;
-    if (type === "variable_assignment") {
-      noteAssignment(child, via, state);
-      continue;
-    }
+  const children = node.namedChildren;
+  for (const child of children) {
+    const type = child?.type;
+    if (child === null || type === "variable_assignment" || type === "comment") continue;
     if (type === "herestring_redirect") {
       const value = child.namedChild(0);
       if (value !== null) stdin = wordOf(value, state.home);
-    } else if (type !== "file_redirect" && type !== "heredoc_redirect" && type !== "comment") {
+    } else if (type !== "file_redirect" && type !== "heredoc_redirect") {
       words.push(wordOf(child, state.home));
     }
-    visit(child, via, state); // Substitutions inside words and redirections run too.
   }
-  if (words.length === 0) return; // Only assignments or redirections.
-  const name = words[0].text;
-  if (!words[0].dynamic && state.functions.includes(name)) {
-    state.contents.unknowns.push({
-      reason: `the function "${name}" calls itself (the shape of a fork bomb)`,
-      via,
-    });
+  if (words.length > 0) {
+    const name = words[0].text;
+    if (!words[0].dynamic && state.functions.includes(name)) {
+      state.contents.unknowns.push({
+        reason: `the function "${name}" calls itself (the shape of a fork bomb)`,
+        via,
+      });
+    }
+    state.contents.commands.push(stdin === undefined ? { words, via } : { words, via, stdin });
   }
-  state.contents.commands.push(stdin === undefined ? { words, via } : { words, via, stdin });
+  // Substitutions inside words, assignments and redirections run too.
+  for (const child of children) {
+    if (child === null) continue;
+    if (child.type === "variable_assignment") noteAssignment(child, via, state);
+    else visit(child, via, state);
+  }
 }
 
 /** An assignment's value may hold substitutions; one to PATH changes what later names run. */
@@ -137,7 +140,9 @@ function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
 function hereDocument(node: SyntaxNode): Word | null {
   for (const child of node.namedChildren) {
     if (child?.type !== "heredoc_body") continue;
-    const dynamic = child.namedChildren.some((part) => part !== null && part.type !== "heredoc_content");
+    const dynamic = child.namedChildren.some((part) =>
+      part !== null && part.type !== "heredoc_content"
+    );
     return { text: child.text, dynamic };
   }
   return null;

@@ -17,3 +17,4 @@ export { createPolicy } from "./engine.ts";
 export { allowsEverything, DEFAULT_POLICY_RULES, POLICY_OFF } from "./defaults.ts";
 export { loadShellParser } from "./parser.ts";
 export type * from "./types.ts";
+export { PolicyError } from "./errors.ts";

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { PolicyError } from "./errors.ts";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Node, Parser } from "web-tree-sitter";
@@ -40,7 +41,7 @@ export function loadedShellParser(): ShellParser | null {
 export function loadShellParser(): Promise<ShellParser> {
   loading ??= load().then((parser) => loaded = parser, (error) => {
     loading = null;
-    throw new Error(`Cannot load the shell parser (tree-sitter-bash): ${error.message}`);
+    throw new PolicyError(`Cannot load the shell parser (tree-sitter-bash): ${error.message}`);
   });
   return loading;
 }
@@ -62,7 +63,9 @@ async function load(): Promise<ShellParser> {
     parse(source) {
       previous?.delete(); // Trees live in WebAssembly memory: free the last one.
       const tree = parser.parse(source);
-      if (tree === null) throw new Error("Cannot parse the command line: the parser gave no tree");
+      if (tree === null) {
+        throw new PolicyError("Cannot parse the command line: the parser gave no tree");
+      }
       previous = tree;
       return tree.rootNode;
     },

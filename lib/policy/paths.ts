@@ -35,7 +35,12 @@ export function checkPath(
   }
   for (const glob of globs) {
     if (matcher(expandGlob(glob, context.cwd, home))(real)) {
-      return { decision: "allow", path: real, rule: glob, reason: `"${real}" matches ${kind} glob "${glob}"` };
+      return {
+        decision: "allow",
+        path: real,
+        rule: glob,
+        reason: `"${real}" matches ${kind} glob "${glob}"`,
+      };
     }
   }
   const listed = globs.length === 0 ? "(none)" : globs.map((g) => `"${g}"`).join(", ");
@@ -50,12 +55,11 @@ export function checkPath(
 const matchers = new Map<string, (path: string) => boolean>();
 
 function matcher(glob: string): (path: string) => boolean {
-  let match = matchers.get(glob);
-  if (match === undefined) {
-    match = picomatch(glob, { dot: true });
-    if (matchers.size > 500) matchers.clear();
-    matchers.set(glob, match);
-  }
+  const known = matchers.get(glob);
+  if (known !== undefined) return known;
+  const match: (path: string) => boolean = picomatch(glob, { dot: true });
+  if (matchers.size > 500) matchers.clear();
+  matchers.set(glob, match);
   return match;
 }
 
@@ -80,7 +84,9 @@ export function expandGlob(glob: string, cwd: string, home: string): string {
   if (literal <= 1) return text;
   const prefix = realPath(parts.slice(0, literal).join("/") || "/");
   const rest = parts.slice(literal);
-  return rest.length === 0 ? escapeGlob(prefix) : `${escapeGlob(prefix).replace(/\/$/, "")}/${rest.join("/")}`;
+  return rest.length === 0
+    ? escapeGlob(prefix)
+    : `${escapeGlob(prefix).replace(/\/$/, "")}/${rest.join("/")}`;
 }
 
 /**

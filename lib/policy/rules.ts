@@ -7,6 +7,7 @@
  * @module
  */
 
+import { PolicyError } from "./errors.ts";
 import { splitRuleWords } from "./words.ts";
 import type { Word } from "./words.ts";
 
@@ -36,7 +37,9 @@ interface WordPattern {
 export function compileRule(list: CompiledRule["list"], pattern: string): CompiledRule {
   const split = splitRuleWords(pattern);
   if (split.length === 0) {
-    throw new Error(`Cannot use the ${list} rule ${JSON.stringify(pattern)}: it names no command`);
+    throw new PolicyError(
+      `Cannot use the ${list} rule ${JSON.stringify(pattern)}: it names no command`,
+    );
   }
   const words = split.map((pieces, index) => {
     let source = "";
@@ -62,7 +65,12 @@ export function compileRule(list: CompiledRule["list"], pattern: string): Compil
       }
     });
     const word = pieces.map((p) => p.text).join("");
-    return { regex: new RegExp(`^${source}$`, "s"), exact, tilde, path: index === 0 && word.includes("/") };
+    return {
+      regex: new RegExp(`^${source}$`, "s"),
+      exact,
+      tilde,
+      path: index === 0 && word.includes("/"),
+    };
   });
   return { list, pattern, words };
 }

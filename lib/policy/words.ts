@@ -5,6 +5,7 @@
  * @module
  */
 
+import { PolicyError } from "./errors.ts";
 import type { SyntaxNode } from "./parser.ts";
 
 /** A word's value, or its source text when the value cannot be known before it runs. */
@@ -51,7 +52,12 @@ function appendNode(word: Word, node: SyntaxNode, home: string, first: boolean):
       if (child === null) continue;
       // Text between parts (rare) is unquoted word text.
       if (child.startIndex > at) {
-        appendUnquoted(word, source.slice(at - node.startIndex, child.startIndex - node.startIndex), home, false);
+        appendUnquoted(
+          word,
+          source.slice(at - node.startIndex, child.startIndex - node.startIndex),
+          home,
+          false,
+        );
       }
       appendNode(word, child, home, first && child.startIndex === node.startIndex);
       at = child.endIndex;
@@ -178,7 +184,9 @@ export function splitRuleWords(rule: string): RuleWordPiece[][] {
       push(rule[++i], true);
     } else if (char === "'" || char === '"') {
       const end = rule.indexOf(char, i + 1);
-      if (end < 0) throw new Error(`Cannot read the rule ${JSON.stringify(rule)}: unterminated ${char}`);
+      if (end < 0) {
+        throw new PolicyError(`Cannot read the rule ${JSON.stringify(rule)}: unterminated ${char}`);
+      }
       push(rule.slice(i + 1, end), true);
       if (end === i + 1) current ??= [];
       i = end;

@@ -130,7 +130,11 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     if (typeof split === "string") {
       // `env -S 'rm -rf /'`: the string is split into words, then the rest follows.
       const rest = words.slice(start).map((w) => w.text).join(" ");
-      return [{ kind: "script", text: { text: `${split} ${rest}`, dynamic: false }, via: `${name} -S` }];
+      return [{
+        kind: "script",
+        text: { text: `${split} ${rest}`, dynamic: false },
+        via: `${name} -S`,
+      }];
     }
     return argv(words, start, name);
   },
@@ -138,8 +142,17 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const { index, seen } = skipOptions(words, 1, {
       values: "CDghpRrTtUu",
       longValues: [
-        "close-from", "chdir", "group", "host", "prompt", "chroot", "role", "type",
-        "command-timeout", "other-user", "user",
+        "close-from",
+        "chdir",
+        "group",
+        "host",
+        "prompt",
+        "chroot",
+        "role",
+        "type",
+        "command-timeout",
+        "other-user",
+        "user",
       ],
     });
     if (seen.has("e") || seen.has("edit") || seen.has("l") || seen.has("list")) return [];
@@ -156,17 +169,32 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     return argv(words, index, name);
   },
   nice: (words, name) =>
-    argv(words, skipOptions(words, 1, { values: "n", longValues: ["adjustment"], numeric: true }).index, name),
+    argv(
+      words,
+      skipOptions(words, 1, { values: "n", longValues: ["adjustment"], numeric: true }).index,
+      name,
+    ),
   ionice(words, name) {
-    const { index, seen } = skipOptions(words, 1, { values: "cnp", longValues: ["class", "classdata", "pid", "pgid", "uid"] });
+    const { index, seen } = skipOptions(words, 1, {
+      values: "cnp",
+      longValues: ["class", "classdata", "pid", "pgid", "uid"],
+    });
     if (seen.has("p") || seen.has("P") || seen.has("u") || seen.has("pid")) return [];
     return argv(words, index, name);
   },
   nohup: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
   timeout: (words, name) =>
-    argv(words, skipOptions(words, 1, { values: "sk", longValues: ["signal", "kill-after"] }).index + 1, name),
+    argv(
+      words,
+      skipOptions(words, 1, { values: "sk", longValues: ["signal", "kill-after"] }).index + 1,
+      name,
+    ),
   time: (words, name) =>
-    argv(words, skipOptions(words, 1, { values: "fo", longValues: ["format", "output"] }).index, name),
+    argv(
+      words,
+      skipOptions(words, 1, { values: "fo", longValues: ["format", "output"] }).index,
+      name,
+    ),
   command(words, name) {
     const { index, seen } = skipOptions(words, 1, {});
     if (seen.has("v") || seen.has("V")) return []; // Only says what a name is.
@@ -176,7 +204,11 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   exec: (words, name) => argv(words, skipOptions(words, 1, { values: "a" }).index, name),
   coproc: (words, name) => argv(words, 1, name),
   stdbuf: (words, name) =>
-    argv(words, skipOptions(words, 1, { values: "ioe", longValues: ["input", "output", "error"] }).index, name),
+    argv(
+      words,
+      skipOptions(words, 1, { values: "ioe", longValues: ["input", "output", "error"] }).index,
+      name,
+    ),
   setsid: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
   taskset(words, name) {
     const { index, seen } = skipOptions(words, 1, {});
@@ -194,9 +226,21 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   xargs(words, name) {
     const { index } = skipOptions(words, 1, {
       values: "adEIiLlnPs",
-      longValues: ["arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"],
+      longValues: [
+        "arg-file",
+        "delimiter",
+        "eof",
+        "replace",
+        "max-lines",
+        "max-args",
+        "max-procs",
+        "max-chars",
+        "process-slot-var",
+      ],
     });
-    if (index >= words.length) return [{ kind: "argv", words: [{ text: "echo", dynamic: false }], via: name, open: true }];
+    if (index >= words.length) {
+      return [{ kind: "argv", words: [{ text: "echo", dynamic: false }], via: name, open: true }];
+    }
     return argv(words, index, name, true);
   },
   watch(words, name) {
@@ -218,7 +262,9 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
       if (!["-exec", "-execdir", "-ok", "-okdir"].includes(action)) continue;
       let end = i + 1;
       while (end < words.length && words[end].text !== ";" && words[end].text !== "+") end++;
-      const inner = words.slice(i + 1, end).map((w) => w.text === "{}" ? { text: "{}", dynamic: true } : w);
+      const inner = words.slice(i + 1, end).map((w) =>
+        w.text === "{}" ? { text: "{}", dynamic: true } : w
+      );
       if (inner.length > 0) found.push({ kind: "argv", words: inner, via: `${name} ${action}` });
       i = end;
     }
