@@ -19,10 +19,9 @@ import { parseModeArgs } from "./args.ts";
 import { UsageError } from "./usage.ts";
 
 /** The help text of `termbridge policy`. */
-export const POLICY_HELP = `Usage:
-  termbridge policy check [OPTIONS] 'COMMAND LINE'
-  termbridge policy check [OPTIONS] --argv -- PROGRAM [ARGS...]
-  termbridge policy check [OPTIONS] --read PATH | --write PATH
+export const POLICY_HELP = `Usage: termbridge policy check [OPTIONS] 'COMMAND LINE'
+       termbridge policy check [OPTIONS] --argv -- PROGRAM [ARGS...]
+       termbridge policy check [OPTIONS] --read PATH | --write PATH
 
 Checks a command line against the command policy, as every mode would before
 running it, and prints the verdict, the rule that decided it and each simple
