@@ -9,6 +9,7 @@
 import { BrokenPipeError, runtime } from "./lib/runtime/mod.ts";
 import { TerminalError } from "./lib/terminal/errors.ts";
 import { ConfigError } from "./lib/config/errors.ts";
+import { SUBCOMMAND_HELP } from "./lib/cli/server_commands.ts";
 import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
 
 /** Each mode's entry point, loaded only when that mode runs (start-up stays fast). */
@@ -19,6 +20,20 @@ const LOADERS: Record<string, () => Promise<ModeMain>> = {
   run: async () => (await import("./lib/script/script_mode.ts")).runMain,
   mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,
   policy: async () => (await import("./lib/cli/policy_command.ts")).policyMain,
+  server: async () => (await import("./lib/server/server.ts")).serverMain,
+};
+
+/** `mcp`, `repl` and `run` with `--server`: the same front end on the session server's sessions. */
+const SERVER_CLIENTS: Record<string, () => Promise<ModeMain>> = {
+  mcp: async () => (await import("./lib/server/remote_modes.ts")).mcpServerMain,
+  repl: async () => (await import("./lib/server/remote_modes.ts")).replServerMain,
+  run: async () => (await import("./lib/server/remote_modes.ts")).runServerMain,
+};
+
+/** The subcommands that talk to the session server, each a short-lived client. */
+const SUBCOMMAND_LOADERS: Record<string, () => Promise<ModeMain>> = {
+  attach: async () => (await import("./lib/server/control.ts")).attachMain,
+  "kill-server": async () => (await import("./lib/server/control.ts")).killServerMain,
 };
 
 /** Exit codes of termbridge itself; a closed stdout ends it quietly, as SIGPIPE would (128 + 13). */
@@ -39,10 +54,21 @@ async function main(args: string[]): Promise<number> {
     await runtime.writeStdout(`termbridge ${VERSION} (${runtime.name} ${runtime.version})\n`);
     return EXIT.ok;
   }
+  if (Object.hasOwn(SUBCOMMAND_HELP, first)) {
+    const load = SUBCOMMAND_LOADERS[first];
+    if (load !== undefined) return await (await load())(rest);
+    const { subcommandMain } = await import("./lib/server/commands.ts");
+    return await subcommandMain(first, rest);
+  }
+  if (Object.hasOwn(SERVER_CLIENTS, first) && rest.includes("--server")) {
+    return await (await SERVER_CLIENTS[first]())(rest.filter((arg) => arg !== "--server"));
+  }
   const mode = MODES.find((m) => m.name === first);
   if (mode === undefined) {
     throw new UsageError(
-      `Unknown mode "${first}": expected one of ${MODES.map((m) => m.name).join(", ")}`,
+      `Unknown mode or command "${first}": expected one of ${
+        [...MODES.map((m) => m.name), ...Object.keys(SUBCOMMAND_HELP)].join(", ")
+      }`,
     );
   }
   const load = LOADERS[mode.name];
@@ -62,7 +88,9 @@ try {
   runtime.exit(code);
 } catch (error) {
   if (error instanceof UsageError) {
-    const mode = MODES.some((m) => m.name === args[0]) ? `${args[0]} ` : "";
+    const mode = MODES.some((m) => m.name === args[0]) || Object.hasOwn(SUBCOMMAND_HELP, args[0] ?? "")
+      ? `${args[0]} `
+      : "";
     await runtime.writeStderr(
       `termbridge: ${error.message}\nRun "termbridge ${mode}--help" for usage.\n`,
     ).catch(() => {});

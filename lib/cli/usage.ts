@@ -4,6 +4,8 @@
  * @module
  */
 
+import { SUBCOMMAND_HELP } from "./server_commands.ts";
+
 /** termbridge's version; equal to package.json's (a test checks). */
 export const VERSION = "0.1.0";
 
@@ -32,6 +34,7 @@ export const MODES: readonly Mode[] = [
   { name: "repl", summary: "an interactive REPL to drive terminal sessions" },
   { name: "run", summary: "run a script in the REPL's language (SCRIPT or - for stdin)" },
   { name: "policy", summary: "check a command line against the command policy (policy check)" },
+  { name: "server", summary: "the per-user session server (started on demand by the commands below)" },
 ];
 
 /** The top-level help text. */
@@ -45,13 +48,21 @@ Usage:
   termbridge repl [OPTIONS]
   termbridge run [OPTIONS] SCRIPT|-
   termbridge policy check [OPTIONS] 'COMMAND LINE'
+  termbridge server [-L NAME | --socket PATH]
+  termbridge COMMAND [-L NAME | --socket PATH] [--json] ARGS...
   termbridge --help | --version
 
 Modes:
 ${MODES.map((m) => `  ${m.name.padEnd(7)} ${m.summary}`).join("\n")}
 
+Commands (sessions in the session server, shared across processes; mcp, repl
+and run use them too with --server):
+${
+  Object.entries(SUBCOMMAND_HELP).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`).join("\n")
+}
+
 Every program termbridge runs gets a real pseudo-terminal and a headless
 terminal emulator, so what it reports is what a person would see.
 
-Run "termbridge MODE --help" for the options of a mode.
+Run "termbridge MODE --help" or "termbridge COMMAND --help" for the options.
 `;

@@ -14,18 +14,27 @@ import { runtime } from "../runtime/mod.ts";
 
 type Id = string | number;
 
+/** Where the transport reads and writes its lines. */
+export interface TransportIo {
+  input(): ReadableStream<Uint8Array>;
+  write(text: string): Promise<void>;
+}
+
 /** Stdio transport that, at end of input, runs `beforeClose` and answers every pending request before closing. */
 export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #beforeClose: () => Promise<void>;
+  readonly #io: TransportIo;
   readonly #unanswered = new Set<Id>();
   #settled: (() => void) | undefined;
   #closed = false;
 
-  constructor(beforeClose: () => Promise<void>) {
+  /** `io` defaults to termbridge's stdin and stdout (the session server passes a socket's). */
+  constructor(beforeClose: () => Promise<void>, io?: TransportIo) {
     this.#beforeClose = beforeClose;
+    this.#io = io ?? { input: () => runtime.stdin(), write: (text) => runtime.writeStdout(text) };
   }
 
   start(): Promise<void> {
@@ -34,7 +43,7 @@ export class StdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    await runtime.writeStdout(JSON.stringify(message) + "\n");
+    await this.#io.write(JSON.stringify(message) + "\n");
     if ("result" in message || "error" in message) this.#answered(message.id as Id | undefined);
   }
 
@@ -49,7 +58,7 @@ export class StdioTransport implements Transport {
   async #read(): Promise<void> {
     const decoder = new TextDecoder();
     let pending = "";
-    for await (const chunk of runtime.stdin()) {
+    for await (const chunk of this.#io.input()) {
       if (this.#closed) return;
       pending += decoder.decode(chunk, { stream: true });
       const lines = pending.split("\n");
@@ -97,8 +106,6 @@ export class StdioTransport implements Transport {
   }
 
   async #reject(id: Id | null, code: number, message: string): Promise<void> {
-    await runtime.writeStdout(
-      JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n",
-    );
+    await this.#io.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n");
   }
 }

@@ -153,4 +153,5 @@ export const denoRuntime: Runtime = {
   memoryRss: () => Deno.memoryUsage().rss,
   // A `deno compile` binary reads its files from the real paths it was built from.
   embeddedFile: () => Promise.resolve(null),
+  selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],
 };

@@ -127,4 +127,10 @@ export interface Runtime {
    * such an executable or when no such file is embedded.
    */
   embeddedFile(name: string): Promise<Uint8Array | null>;
+  /**
+   * Argv that starts termbridge again the way this process was started (the
+   * compiled binary, or the runtime with main.ts), for a process it spawns of
+   * itself (the session server).
+   */
+  selfCommand(): string[];
 }

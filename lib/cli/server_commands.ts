@@ -1,0 +1,140 @@
+/**
+ * The help texts of the subcommands that talk to the session server.
+ * @module
+ */
+
+/** One subcommand: its usage line, a summary for the list, and its help. */
+export interface SubcommandHelp {
+  usage: string;
+  summary: string;
+  help: string;
+}
+
+/** Options every subcommand takes. */
+export const COMMON_OPTIONS = `Common options:
+  -L, --name NAME   use the server called NAME (default "default")
+  --socket PATH     use the server on the socket PATH (also $TERMBRIDGE_SOCKET)
+  --json            print the answer as JSON
+  -h, --help        show this help`;
+
+/** The subcommands, in the order `termbridge --help` lists them. */
+export const SUBCOMMAND_HELP: Record<string, SubcommandHelp> = {
+  new: {
+    usage: "new NAME [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [-- PROGRAM ARGS...]",
+    summary: "open a session in the server (your shell, or PROGRAM)",
+    help: `Opens a session called NAME in the session server (started if none runs):
+your shell (bash and zsh report exit codes and the working directory) or
+PROGRAM with ARGS, in DIR (default: the current directory). Returns once it is
+ready (a shell's first prompt is shown).
+
+Examples:
+  termbridge new build --cwd ~/src/app --size 100x30
+  termbridge new editor -- vim notes.txt`,
+  },
+  ls: {
+    usage: "ls",
+    summary: "list the server's sessions",
+    help: `Lists the server's sessions: name, program, pid, size, state and working
+directory. Prints nothing when there are none.`,
+  },
+  exec: {
+    usage: "exec NAME [--timeout S] COMMAND...",
+    summary: "run a command in a session's shell; print its output, exit with its code",
+    help: `Runs COMMAND (the words joined by spaces, as ssh does) in session NAME's
+shell, waits until it ends, prints its output and exits with its exit code.
+If it is still running after --timeout S (default 30), prints what it has
+written so far, says so on stderr and exits with 124; the command keeps
+running ("exec NAME ''" collects more, "key NAME C-c" interrupts it).
+
+Examples:
+  termbridge exec build make test
+  termbridge exec build 'cd /tmp && pwd'`,
+  },
+  type: {
+    usage: "type NAME TEXT...",
+    summary: "type text into a session, as a person would",
+    help: `Types TEXT (the words joined by spaces) into session NAME. A final newline
+presses Enter (termbridge type s $'ls\\n'); other newlines are typed as one
+paste. Use "key NAME Enter" to press Enter on its own.`,
+  },
+  key: {
+    usage: "key NAME KEY...",
+    summary: "press keys by name in a session: Enter, C-c, Ctrl+D, Up, Escape...",
+    help: `Presses the keys in session NAME, in order. Both vocabularies work: tmux
+style (C-c, M-f, S-Tab, BSpace, Up, PPage) and friendly style (Ctrl+C, Alt+F,
+Shift+Tab, Backspace, ArrowUp, PageUp). A single character types itself.
+
+Example:
+  termbridge key editor Escape : w q Enter`,
+  },
+  screen: {
+    usage: "screen NAME [--all] [--lines N] [--logical]",
+    summary: "print a session's screen as plain text",
+    help: `Prints session NAME's screen as plain text, trailing blank lines removed.
+--all includes the scrollback, --lines N prints only the last N lines,
+--logical joins the lines the terminal wrapped.`,
+  },
+  shot: {
+    usage: "shot NAME",
+    summary: "a session's screenshot as JSON: content, cursor, size, alternate screen, title",
+    help: `Prints session NAME's screenshot as JSON: the visible content, the cursor
+{x, y} (0-based), the dimensions {cols, rows}, whether the alternate screen
+is active, and the window title.`,
+  },
+  read: {
+    usage: "read NAME [--since-last]",
+    summary: "print a session's output as plain text (--since-last: only what is new)",
+    help: `Prints what session NAME's program has written, as plain text (colours and
+other escape sequences removed). --since-last prints only what arrived since
+the last "read --since-last" of that session (by any client).`,
+  },
+  wait: {
+    usage: "wait NAME text|regex|gone|idle|prompt|exit [ARG] [--timeout S] [--all]",
+    summary: "wait for text, a regex, text to go, quiet, the prompt or the exit",
+    help: `Waits (default 10 s) in session NAME for:
+  text TEXT      TEXT to appear on the screen
+  regex REGEX    a regular expression to match
+  gone TEXT      TEXT (or /REGEX/) to leave the screen
+  idle [MS]      MS milliseconds without output (default 500)
+  prompt         the shell's prompt to be back (bash and zsh)
+  exit           the program to exit
+--all looks at the scrollback too. Exits with 0 when it happened, 1 on
+timeout (the screen goes to stderr).`,
+  },
+  resize: {
+    usage: "resize NAME COLSxROWS",
+    summary: "resize a session's terminal",
+    help: `Resizes session NAME's terminal; its program gets SIGWINCH.`,
+  },
+  record: {
+    usage: "record NAME FILE|stop",
+    summary: "record a session to an asciicast file (asciinema play FILE), or stop",
+    help: `Records session NAME's output from now on to FILE (asciicast v2), or stops
+recording with "stop".`,
+  },
+  clear: {
+    usage: "clear NAME",
+    summary: "clear a session's screen and scrollback (the emulator's only)",
+    help: `Clears session NAME's screen and scrollback as termbridge sees them.`,
+  },
+  close: {
+    usage: "close NAME",
+    summary: "close a session: its processes are killed",
+    help: `Closes session NAME: its program's process group is hung up and killed.`,
+  },
+  attach: {
+    usage: "attach NAME [--read-only]",
+    summary: "use a session from this terminal (Ctrl+] detaches; the session goes on)",
+    help: `Hands this terminal to session NAME: what you type goes to it, what it
+prints shows here, the session takes your terminal's size while you are
+attached. Ctrl+] detaches; the session keeps running. Others (an agent through
+"mcp --server", another attach) may use the session at the same time: everyone
+sees the same screen. --read-only watches without typing or resizing.`,
+  },
+  "kill-server": {
+    usage: "kill-server",
+    summary: "stop the server: every session's processes are killed",
+    help: `Stops the session server: every session's processes are killed and the
+socket is removed. Returns once the server has exited.`,
+  },
+};

@@ -1,0 +1,134 @@
+/**
+ * The client side of the session server's socket: connect with a hello, then
+ * JSON-RPC requests (for `rpc` connections) or the raw socket (attach, mcp).
+ * Small on purpose: every subcommand is a short-lived process that loads it.
+ * @module
+ */
+
+import { connect, type Socket } from "node:net";
+import { TerminalError } from "../terminal/errors.ts";
+import { type Hello, type HelloReply, lineSplitter } from "./wire.ts";
+
+/** An error the server answered a request with. */
+export class ServerRequestError extends TerminalError {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
+
+/** The server cannot be reached, or it refused the connection. */
+export class ServerUnavailableError extends TerminalError {}
+
+/** An open connection: the server's hello reply and the socket, with bytes read past the reply. */
+export interface Connection {
+  socket: Socket;
+  reply: HelloReply & { ok: true };
+  rest: Uint8Array;
+}
+
+/**
+ * Connects to the server at `path` and says hello.
+ * @throws {ServerUnavailableError} when nothing listens there or the server refuses
+ * @throws {Error} with `code` ENOENT or ECONNREFUSED when the socket is missing or stale
+ */
+export function openConnection(path: string, hello: Hello): Promise<Connection> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    let buffered = new Uint8Array(0);
+    const onData = (chunk: Uint8Array) => {
+      const joined = new Uint8Array(buffered.length + chunk.length);
+      joined.set(buffered);
+      joined.set(chunk, buffered.length);
+      buffered = joined;
+      const at = buffered.indexOf(0x0a);
+      if (at === -1) return;
+      socket.off("data", onData);
+      socket.off("error", reject);
+      socket.off("close", onClose);
+      socket.pause();
+      let reply: HelloReply;
+      try {
+        reply = JSON.parse(new TextDecoder().decode(buffered.subarray(0, at)));
+      } catch {
+        socket.destroy();
+        return reject(new ServerUnavailableError(`Cannot use ${path}: not a termbridge server`));
+      }
+      if (!reply.ok) {
+        socket.destroy();
+        return reject(new ServerUnavailableError(reply.error));
+      }
+      resolve({ socket, reply, rest: buffered.slice(at + 1) });
+    };
+    const onClose = () =>
+      reject(new ServerUnavailableError(`The server at ${path} closed the connection at once`));
+    socket.on("data", onData);
+    socket.once("error", reject);
+    socket.once("close", onClose);
+    socket.write(JSON.stringify(hello) + "\n");
+  });
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** JSON-RPC requests over an `rpc` connection. */
+export class RpcClient {
+  readonly #socket: Socket;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #closed: Error | undefined;
+
+  constructor(connection: Connection) {
+    this.#socket = connection.socket;
+    const onLine = lineSplitter((line) => this.#receive(line));
+    this.#socket.on("data", onLine);
+    this.#socket.on("close", () => this.#fail("the server closed the connection"));
+    this.#socket.on("error", (error) => this.#fail(error.message));
+    if (connection.rest.length > 0) onLine(connection.rest);
+    this.#socket.resume();
+  }
+
+  /**
+   * Sends a request and waits for its answer.
+   * @throws {ServerRequestError} with the server's error
+   */
+  request<T = unknown>(method: string, params: unknown = {}): Promise<T> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.#socket.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+
+  /** Ends the connection. */
+  close(): void {
+    this.#socket.end();
+    this.#socket.destroy();
+  }
+
+  #receive(line: string): void {
+    let message: { id?: number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return; // Not a line we can use; the request it answers will fail when the socket closes.
+    }
+    const pending = message.id === undefined ? undefined : this.#pending.get(message.id);
+    if (pending === undefined) return;
+    this.#pending.delete(message.id!);
+    if (message.error) {
+      pending.reject(new ServerRequestError(message.error.code, message.error.message, message.error.data));
+    } else {
+      pending.resolve(message.result);
+    }
+  }
+
+  #fail(why: string): void {
+    this.#closed ??= new ServerUnavailableError(`Cannot reach the server: ${why}`);
+    for (const pending of this.#pending.values()) pending.reject(this.#closed);
+    this.#pending.clear();
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * The subcommands for shell scripts and people (`new`, `exec`, `type`, `key`,
+ * `screen`, `wait`...): each a short-lived client of the session server that
+ * prints plain text (or `--json`) and exits with a meaningful status. Where
+ * the console language has the command, the server runs its line
+ * (`console/run`), so both read their words the same way.
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { UsageError } from "../cli/usage.ts";
+import { quoteWord } from "../console/tokenize.ts";
+import { runtime } from "../runtime/mod.ts";
+import { reachServer } from "./autostart.ts";
+import { type Connection, RpcClient, ServerRequestError } from "./client.ts";
+import { type CommandArgs, type OptionKind, parseCommandArgs, sessionName, wholeNumber } from "./command_args.ts";
+import { COMMON_OPTIONS, SUBCOMMAND_HELP } from "../cli/server_commands.ts";
+import { socketPath } from "./paths.ts";
+import { SERVER_METHODS } from "./wire.ts";
+
+/** Exit statuses of the subcommands. */
+const EXIT = { ok: 0, failure: 1, usage: 2, running: 124 } as const;
+
+/** The names of the subcommands (`attach` and `kill-server` included). */
+export const SUBCOMMANDS: readonly string[] = Object.keys(SUBCOMMAND_HELP);
+
+/** What a subcommand has to work with. */
+interface Call {
+  name: string;
+  args: CommandArgs;
+  rpc: RpcClient;
+  json: boolean;
+}
+
+/** A console-language step as the server answers it. */
+interface StepResult {
+  ok: boolean;
+  output: string;
+  data?: unknown;
+  error?: string;
+}
+
+/** A subcommand: its own options, where its text starts, and what it does. */
+interface Subcommand {
+  options: Record<string, OptionKind>;
+  textAfter?: number;
+  run(call: Call): Promise<number>;
+}
+
+async function out(text: string): Promise<void> {
+  if (text !== "") await runtime.writeStdout(text.endsWith("\n") ? text : text + "\n");
+}
+
+async function json(value: unknown): Promise<number> {
+  await out(JSON.stringify(value, null, 2));
+  return EXIT.ok;
+}
+
+/** Runs a console line on session `session`; prints its output (or data with --json). */
+async function consoleLine(call: Call, session: string | undefined, words: string[], raw?: string) {
+  const line = raw ?? words.map(quoteWord).join(" ");
+  const step = await call.rpc.request<StepResult>(SERVER_METHODS.consoleRun, {
+    line,
+    session,
+    cwd: runtime.cwd(),
+  });
+  if (!step.ok) {
+    await runtime.writeStderr(`termbridge: ${step.error}\n`);
+    return { code: EXIT.failure, step };
+  }
+  return { code: EXIT.ok, step };
+}
+
+/** A subcommand that is one console command on the named session. */
+function console1(command: string, options: Record<string, OptionKind> = {}, textAfter?: number): Subcommand {
+  return {
+    options,
+    textAfter,
+    async run(call) {
+      const name = sessionName(call.name, call.args.words, SUBCOMMAND_HELP[call.name].usage);
+      const words = [command, ...flags(call.args, options), ...call.args.words.slice(1)];
+      const { code, step } = await consoleLine(call, name, words);
+      if (code === EXIT.ok) await (call.json ? json(step.data ?? {}) : out(step.output));
+      return code;
+    },
+  };
+}
+
+/** The command's own options given, as console words. */
+function flags(args: CommandArgs, kinds: Record<string, OptionKind>): string[] {
+  return Object.keys(kinds).flatMap((option) => {
+    const value = args.options[option];
+    if (value === undefined || value === false) return [];
+    if (value === true) return [`--${option}`];
+    return (Array.isArray(value) ? value : [value]).flatMap((v) => [`--${option}`, v]);
+  });
+}
+
+const TABLE: Record<string, Subcommand> = {
+  new: {
+    options: { cwd: "value", size: "value", env: "list", record: "value" },
+    async run(call) {
+      const name = sessionName("new", call.args.words, SUBCOMMAND_HELP.new.usage);
+      if (call.args.words.length > 1) {
+        throw new UsageError(
+          `Cannot run "new": give the program after "--": termbridge new ${name} -- ${
+            call.args.words.slice(1).join(" ")
+          }`,
+        );
+      }
+      const { cwd: _, ...others } = TABLE.new.options;
+      const cwd = resolve(String(call.args.options.cwd ?? runtime.cwd()));
+      const words = ["open", name, "--cwd", cwd, ...flags(call.args, others)];
+      if (call.args.rest !== undefined) words.push("--", ...call.args.rest);
+      const { code } = await consoleLine(call, undefined, words);
+      if (code !== EXIT.ok) return code;
+      if (call.json) return await json(await info(call, name));
+      return EXIT.ok;
+    },
+  },
+  ls: {
+    options: {},
+    async run(call) {
+      const listed = await call.rpc.request<{ sessions: unknown[] }>("sessions/list");
+      if (call.json) return await json(listed);
+      if (listed.sessions.length === 0) return EXIT.ok;
+      const { step } = await consoleLine(call, undefined, ["list"]);
+      await out(step.output.split("\n").map((line) => line.slice(2)).join("\n"));
+      return EXIT.ok;
+    },
+  },
+  exec: {
+    options: { timeout: "value" },
+    textAfter: 1,
+    async run(call) {
+      const name = sessionName("exec", call.args.words, SUBCOMMAND_HELP.exec.usage);
+      const command = [...call.args.words.slice(1), ...(call.args.rest ?? [])].join(" ");
+      const timeout = call.args.options.timeout;
+      const raw = `exec ${timeout === undefined ? "" : `--timeout ${quoteWord(String(timeout))} `}-- ${command}`;
+      const { code, step } = await consoleLine(call, name, [], raw);
+      if (code !== EXIT.ok) return code;
+      const result = step.data as { output: string; exitCode: number | null; status: string } | undefined;
+      if (call.json) await json(result ?? {});
+      else await runtime.writeStdout(result?.output ?? "");
+      if (result === undefined) return EXIT.ok;
+      if (result.status === "running") {
+        await runtime.writeStderr(
+          `termbridge: still running after ${timeout ?? 30} s: "termbridge exec ${name} ''" collects more, "termbridge key ${name} C-c" interrupts it\n`,
+        );
+        return EXIT.running;
+      }
+      return result.exitCode ?? EXIT.ok;
+    },
+  },
+  type: console1("type", {}, 1),
+  key: console1("key", {}, 1),
+  wait: console1("wait", { timeout: "value", all: "flag" }),
+  resize: console1("resize"),
+  record: console1("record"),
+  clear: console1("clear"),
+  screen: {
+    options: { all: "flag", lines: "value", logical: "flag" },
+    async run(call) {
+      const name = sessionName("screen", call.args.words, SUBCOMMAND_HELP.screen.usage);
+      const { all, logical, lines } = call.args.options;
+      const count = lines === undefined ? undefined : wholeNumber("lines", String(lines), 1);
+      const screen = await call.rpc.request<{ content: string; lines: string[] }>("sessions/screen", {
+        name,
+        scope: all ? "all" : "visible",
+        joinWrapped: logical === true,
+      });
+      let shown = screen.lines;
+      while (shown.length > 0 && shown[shown.length - 1].trim() === "") shown = shown.slice(0, -1);
+      if (count !== undefined) shown = shown.slice(-count);
+      if (call.json) return await json({ lines: shown });
+      await out(shown.map((line) => line.trimEnd()).join("\n"));
+      return EXIT.ok;
+    },
+  },
+  shot: {
+    options: {},
+    async run(call) {
+      const name = sessionName("shot", call.args.words, SUBCOMMAND_HELP.shot.usage);
+      return await json(await call.rpc.request("sessions/screenshot", { name }));
+    },
+  },
+  read: {
+    options: { "since-last": "flag" },
+    async run(call) {
+      const name = sessionName("read", call.args.words, SUBCOMMAND_HELP.read.usage);
+      const read = await call.rpc.request<{ text: string }>(SERVER_METHODS.read, {
+        name,
+        sinceLast: call.args.options["since-last"] === true,
+      });
+      if (call.json) return await json(read);
+      await runtime.writeStdout(read.text);
+      return EXIT.ok;
+    },
+  },
+  close: {
+    options: {},
+    async run(call) {
+      const name = sessionName("close", call.args.words, SUBCOMMAND_HELP.close.usage);
+      await call.rpc.request("sessions/close", { name });
+      return call.json ? await json({ closed: name }) : EXIT.ok;
+    },
+  },
+};
+
+async function info(call: Call, name: string): Promise<unknown> {
+  const { sessions } = await call.rpc.request<{ sessions: { name: string }[] }>("sessions/list");
+  return sessions.find((s) => s.name === name) ?? {};
+}
+
+/** The help of one subcommand. */
+export function subcommandHelp(name: string): string {
+  const help = SUBCOMMAND_HELP[name];
+  return `Usage: termbridge ${help.usage}\n\n${help.help}\n\n${COMMON_OPTIONS}\n`;
+}
+
+/** Where the server is, from the common options and the environment. */
+export function chosenSocket(args: CommandArgs): string {
+  const { name, socket } = args.options;
+  return socketPath(
+    { name: name as string | undefined, path: socket as string | undefined },
+    runtime.env(),
+  );
+}
+
+/** Connects to the server (starting one if `start`), telling the user about a lost one. */
+export function connectTo(path: string, kind: "rpc", start = true): Promise<Connection> {
+  return reachServer({ hello: "termbridge", kind }, {
+    path,
+    env: runtime.env(),
+    start,
+    notice: (line) => void runtime.writeStderr(line + "\n"),
+  });
+}
+
+/**
+ * Runs subcommand `name` with `argv` (after the name); resolves with its exit status.
+ * @throws {UsageError} for a bad command line
+ */
+export async function subcommandMain(name: string, argv: string[]): Promise<number> {
+  const command = TABLE[name];
+  if (command === undefined) throw new UsageError(`Unknown subcommand "${name}"`);
+  const args = parseCommandArgs(name, argv, command.options, command.textAfter);
+  if (args.options.help) {
+    await runtime.writeStdout(subcommandHelp(name));
+    return EXIT.ok;
+  }
+  const rpc = new RpcClient(await connectTo(chosenSocket(args), "rpc"));
+  try {
+    return await command.run({ name, args, rpc, json: args.options.json === true });
+  } catch (error) {
+    if (!(error instanceof ServerRequestError)) throw error;
+    await runtime.writeStderr(`termbridge: ${error.message}\n`);
+    return error.code === -32602 ? EXIT.usage : EXIT.failure;
+  } finally {
+    rpc.close();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * One `mcp` connection of the session server: termbridge's MCP server (the
+ * same tools as `termbridge mcp`) over the server's sessions, so that an
+ * agent's shells outlive its MCP process. `termbridge mcp --server` pipes its
+ * stdio to this connection.
+ * @module
+ */
+
+import type { Socket } from "node:net";
+import { createMcpServer } from "../mcp/server.ts";
+import { SessionTools } from "../mcp/session_tools.ts";
+import { StdioTransport } from "../mcp/stdio_transport.ts";
+import type { SessionManager } from "../sessions/manager.ts";
+import { socketReadable, writeJsonLine } from "./socket_streams.ts";
+
+/** The mcp hello's fields. */
+export interface McpRequest {
+  readOnly: boolean;
+  recordDir?: string;
+}
+
+/** Serves MCP on `socket` until the client leaves or `signal` aborts; the sessions stay. */
+export async function serveMcp(
+  socket: Socket,
+  request: McpRequest & { rest: Uint8Array; sessions: SessionManager; signal: AbortSignal },
+): Promise<void> {
+  // No idle reaper and no closeAll: the sessions belong to the server, not to this client.
+  const tools = new SessionTools(request.sessions, { recordDir: request.recordDir });
+  const server = createMcpServer(tools, { readOnly: request.readOnly });
+  const closed = new Promise<void>((done) => server.onclose = done);
+  await writeJsonLine(socket, { ok: true });
+  const transport = new StdioTransport(() => Promise.resolve(), {
+    input: () => socketReadable(socket, request.rest),
+    write: (text) =>
+      new Promise<void>((resolve) => {
+        if (socket.destroyed) return resolve();
+        socket.write(text, () => resolve());
+      }),
+  });
+  await server.connect(transport);
+  const stop = () => void server.close();
+  request.signal.addEventListener("abort", stop, { once: true });
+  try {
+    await closed;
+  } finally {
+    request.signal.removeEventListener("abort", stop);
+    if (!socket.destroyed) socket.end();
+  }
+}

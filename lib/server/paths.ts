@@ -1,0 +1,112 @@
+/**
+ * Where the session server lives: its socket (private to the user, as tmux's
+ * is) and its log file.
+ * @module
+ */
+
+import { chmodSync, lstatSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import process from "node:process";
+import { TerminalError } from "../terminal/errors.ts";
+
+/** A socket or directory termbridge must not use: someone else's, or open to others. */
+export class UnsafeSocketError extends TerminalError {}
+
+/** How the user chose the server: `-L NAME`, `--socket PATH`, or neither. */
+export interface SocketChoice {
+  name?: string;
+  path?: string;
+}
+
+/** The user's id (0 where the platform has none). */
+export function userId(): number {
+  return process.getuid?.() ?? 0;
+}
+
+/**
+ * The server's socket path: `--socket PATH`, else `$TERMBRIDGE_SOCKET`, else
+ * `NAME.sock` (`-L NAME`, default "default") in `$XDG_RUNTIME_DIR/termbridge`
+ * or `/tmp/termbridge-UID`.
+ */
+export function socketPath(choice: SocketChoice, env: Record<string, string>): string {
+  if (choice.path !== undefined) return resolve(choice.path);
+  if (choice.name === undefined && env.TERMBRIDGE_SOCKET) return resolve(env.TERMBRIDGE_SOCKET);
+  const name = choice.name ?? "default";
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name) || name.startsWith(".")) {
+    throw new UnsafeSocketError(
+      `Cannot use server name ${
+        JSON.stringify(name)
+      }: a name is 1-64 letters, digits or _ . - (not starting with a dot)`,
+    );
+  }
+  const runtimeDir = env.XDG_RUNTIME_DIR;
+  const dir = runtimeDir ? join(runtimeDir, "termbridge") : `/tmp/termbridge-${userId()}`;
+  return join(dir, `${name}.sock`);
+}
+
+/**
+ * The server's log file: `$XDG_STATE_HOME/termbridge/` (else
+ * `~/.local/state/termbridge/`), named after the socket.
+ */
+export function logPath(socket: string, env: Record<string, string>): string {
+  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
+  return join(state, "termbridge", `server-${basename(socket).replace(/\.sock$/, "")}.log`);
+}
+
+/**
+ * Makes the socket's directory (0700) if it is missing, and checks that it,
+ * and the socket if present, belong to the user and are closed to others.
+ * @throws {UnsafeSocketError} for another user's directory or socket, or one others may use
+ */
+export function prepareSocketDir(socket: string): void {
+  const dir = dirname(socket);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const uid = userId();
+  const info = lstatSync(dir);
+  if (!info.isDirectory()) {
+    throw new UnsafeSocketError(`Cannot use socket directory ${dir}: it is not a directory`);
+  }
+  if (info.uid !== uid) {
+    throw new UnsafeSocketError(
+      `Cannot use socket directory ${dir}: it belongs to user ${info.uid}, not to you (${uid})`,
+    );
+  }
+  // Our own private directory (not one given with --socket, e.g. /tmp): keep it 0700.
+  if ((info.mode & 0o077) !== 0 && isPrivateDir(dir)) chmodSync(dir, 0o700);
+  checkSocketOwner(socket);
+}
+
+/** Whether `dir` is one termbridge made for its sockets. */
+function isPrivateDir(dir: string): boolean {
+  return basename(dir) === "termbridge" || /^termbridge-\d+$/.test(basename(dir));
+}
+
+/**
+ * Checks that an existing socket belongs to the user and only they can use it.
+ * @throws {UnsafeSocketError} when it belongs to another user or others may write to it
+ */
+export function checkSocketOwner(socket: string): void {
+  let info;
+  try {
+    info = lstatSync(socket);
+  } catch {
+    return; // Not there: nothing to check.
+  }
+  const uid = userId();
+  if (!info.isSocket()) {
+    throw new UnsafeSocketError(`Cannot use ${socket}: it exists and is not a socket`);
+  }
+  if (info.uid !== uid) {
+    throw new UnsafeSocketError(
+      `Cannot use socket ${socket}: it belongs to user ${info.uid}, not to you (${uid})`,
+    );
+  }
+  if ((info.mode & 0o077) !== 0) {
+    throw new UnsafeSocketError(
+      `Cannot use socket ${socket}: others may use it (mode ${
+        (info.mode & 0o777).toString(8)
+      }, expected 600)`,
+    );
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * One `rpc` connection of the session server: serve's `sessions/*` methods
+ * (the same code, lib/acp/session_methods.ts) over the server's sessions,
+ * plus `console/run` (a line of the console language, which the subcommands
+ * use), `sessions/read` and `server/*`.
+ * @module
+ */
+
+import * as acp from "@agentclientprotocol/sdk";
+import process from "node:process";
+import * as z from "zod";
+import { serveSessions } from "../acp/session_methods.ts";
+import { explainInvalidParams } from "../acp/stdio.ts";
+import { mapped } from "../acp/client_handlers.ts";
+import { VERSION } from "../cli/usage.ts";
+import { CommandError, ConsoleContext, parseLine, runParsed } from "../console/mod.ts";
+import type { SessionManager } from "../sessions/manager.ts";
+import type { Session } from "../sessions/session.ts";
+import { SERVER_METHODS } from "./wire.ts";
+
+/** What an `rpc` connection works on: the server's sessions and its controls. */
+export interface RpcHostOptions {
+  sessions: SessionManager;
+  /** The socket path, for `server/info`. */
+  socket: string;
+  /** Stops the server (after the answer to `server/stop` is sent). */
+  stop: () => void;
+}
+
+/** Where each session's `sessions/read --since-last` left off, in its plain-text log. */
+const readOffsets = new WeakMap<Session, number>();
+
+const schemas = {
+  consoleRun: z.object({
+    line: z.string(),
+    session: z.string().optional(),
+    cwd: z.string().optional(),
+  }),
+  read: z.object({ name: z.string(), sinceLast: z.boolean().optional() }),
+};
+
+/** Serves one JSON-RPC connection over `stream`; resolves when it closes. */
+export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Promise<void> {
+  const { sessions } = options;
+  const app = serveSessions(acp.client({ name: "termbridge server" }), sessions);
+  app.onRequest(SERVER_METHODS.consoleRun, schemas.consoleRun, async ({ params, signal }) => {
+    let parsed;
+    try {
+      parsed = parseLine(params.line, "script");
+    } catch (error) {
+      if (error instanceof CommandError) throw new acp.RequestError(-32602, error.message);
+      throw error;
+    }
+    if (parsed === null) throw new acp.RequestError(-32602, "Cannot run an empty line");
+    const ctx = new ConsoleContext({ sessions, mode: "script", cwd: params.cwd ?? "/" });
+    ctx.current = params.session;
+    return await runParsed(ctx, parsed, { signal });
+  });
+  app.onRequest(SERVER_METHODS.read, schemas.read, ({ params }) =>
+    mapped(() => {
+      const session = sessions.get(params.name);
+      const log = session.terminal.textLog;
+      const from = params.sinceLast ? readOffsets.get(session) ?? 0 : 0;
+      readOffsets.set(session, log.totalBytes);
+      // The log may have dropped its start (output ceiling): read from what it still holds.
+      const bytes = log.since(Math.max(from, log.totalBytes - log.byteLength));
+      return { text: new TextDecoder().decode(bytes), totalBytes: log.totalBytes };
+    }));
+  app.onRequest(SERVER_METHODS.info, z.object({}).optional(), () => ({
+    pid: process.pid,
+    version: VERSION,
+    socket: options.socket,
+    sessions: sessions.list(),
+  }));
+  app.onRequest(SERVER_METHODS.stop, z.object({}).optional(), () => {
+    setTimeout(options.stop, 0); // After the answer is on its way.
+    return { stopping: true };
+  });
+  const connection = app.connect(explainInvalidParams(stream));
+  await connection.closed;
+}

@@ -1,0 +1,196 @@
+/**
+ * `termbridge server`: the per-user session server. It owns sessions and
+ * serves them on a private Unix socket to any number of clients at once: the
+ * subcommands (`new`, `exec`, `type`...), `attach`, and `mcp`/`repl`/`run`
+ * with `--server`. Stopping it (`kill-server`, SIGTERM, SIGHUP, SIGINT)
+ * kills every session's processes and removes the socket.
+ * @module
+ */
+
+import { chmodSync, unlinkSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import process from "node:process";
+import { parseModeArgs } from "../cli/args.ts";
+import { VERSION } from "../cli/usage.ts";
+import { loadConfig } from "../config/config.ts";
+import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { SessionManager } from "../sessions/manager.ts";
+import { serveAttach } from "./attach_host.ts";
+import { serveMcp } from "./mcp_host.ts";
+import { prepareSocketDir, socketPath } from "./paths.ts";
+import { probeSocket } from "./probe.ts";
+import { serveRpc } from "./rpc_host.ts";
+import { readFirstLine, socketMessages, writeJsonLine } from "./socket_streams.ts";
+import type { Hello } from "./wire.ts";
+
+/** `termbridge server --help`. */
+export const SERVER_HELP = `Usage: termbridge server [-L NAME | --socket PATH] [--exit-empty]
+
+Runs the session server in the foreground: it owns sessions and serves them on
+a Unix socket private to you (directory 0700, socket 0600), to any number of
+clients at once. You rarely start it yourself: the first subcommand that needs
+it (new, exec, mcp --server...) starts one in the background, logging to
+$XDG_STATE_HOME/termbridge/server-NAME.log.
+
+The socket is $XDG_RUNTIME_DIR/termbridge/NAME.sock (else
+/tmp/termbridge-UID/NAME.sock), NAME "default" unless -L NAME says otherwise;
+--socket PATH or $TERMBRIDGE_SOCKET choose any path.
+
+Stopping it (termbridge kill-server, SIGTERM, SIGHUP, SIGINT) kills every
+session's processes and removes the socket.
+
+Options:
+  -L, --name NAME   the server's name (default "default")
+  --socket PATH     the server's socket path
+  --exit-empty      stop once the last session is closed
+  -h, --help        show this help
+`;
+
+/** The server's sessions; tells the server when one closes (for --exit-empty). */
+class ServerSessions extends SessionManager {
+  onClosed: () => void = () => {};
+
+  override async close(name: string): Promise<void> {
+    try {
+      await super.close(name);
+    } finally {
+      this.onClosed();
+    }
+  }
+}
+
+/** Runs `termbridge server` until it is stopped; resolves with the exit code. */
+export async function serverMain(args: string[]): Promise<number> {
+  const { values } = parseModeArgs("server", args, {
+    name: { type: "string", short: "L" },
+    socket: { type: "string" },
+    "exit-empty": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    await runtime.writeStdout(SERVER_HELP);
+    return 0;
+  }
+  const env = runtime.env();
+  const path = socketPath({ name: values.name, path: values.socket }, env);
+  prepareSocketDir(path);
+  if (await probeSocket(path) === "alive") {
+    throw new Error(`Cannot start a server on ${path}: one is running there already`);
+  }
+  const config = loadConfig({ cwd: runtime.cwd(), env });
+  const sessions = new ServerSessions({
+    program: config.shell,
+    cols: config.cols,
+    rows: config.rows,
+    scrollback: config.scrollback,
+    env: config.env,
+  });
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
+  if (values["exit-empty"]) sessions.onClosed = () => sessions.list().length === 0 && stop();
+  const clients = new Set<Socket>();
+  const server = createServer((socket) => {
+    clients.add(socket);
+    socket.on("close", () => clients.delete(socket));
+    socket.on("error", () => {}); // A client gone mid-write; "close" follows.
+    void serveClient(socket, { sessions, path, stop, signal: stopping.signal }).catch((error) =>
+      log(`a client failed: ${(error as Error).stack ?? error}`)
+    );
+  });
+  await listen(server, path);
+  chmodSync(path, 0o600);
+  log(`termbridge ${VERSION} server ${process.pid} listening on ${path}`);
+  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
+    runtime.onSignal(signal, () => {
+      log(`${signal}: stopping`);
+      stop();
+    })
+  );
+  try {
+    await new Promise<void>((resolve) => stopping.signal.addEventListener("abort", () => resolve()));
+  } finally {
+    stops.forEach((remove) => remove());
+    server.close();
+    removeSocket(path);
+    await sessions.closeAll();
+    for (const socket of clients) socket.destroy();
+    log("stopped: every session closed");
+  }
+  return 0;
+}
+
+function listen(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+function removeSocket(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone (removed by hand, or a new server replaced it).
+  }
+}
+
+/** A line in the server's log (its stderr, which the starter points at the log file). */
+function log(message: string): void {
+  void runtime.writeStderr(`${new Date().toISOString()} ${message}\n`).catch(() => {});
+}
+
+interface ClientContext {
+  sessions: SessionManager;
+  path: string;
+  stop: () => void;
+  signal: AbortSignal;
+}
+
+/** Reads a client's hello and serves the connection it asks for. */
+async function serveClient(socket: Socket, context: ClientContext): Promise<void> {
+  let opened;
+  try {
+    opened = await readFirstLine(socket);
+  } catch {
+    socket.destroy(); // Gone before its hello: a probe, or a client that died.
+    return;
+  }
+  const { line, rest } = opened;
+  let hello: Hello;
+  try {
+    hello = JSON.parse(line);
+    if (hello?.hello !== "termbridge") throw new Error("not a termbridge hello");
+  } catch {
+    await writeJsonLine(socket, {
+      ok: false,
+      error: `Cannot serve this client: the first line must be a termbridge hello`,
+    });
+    socket.end();
+    return;
+  }
+  const { sessions, signal } = context;
+  switch (hello.kind) {
+    case "rpc": {
+      await writeJsonLine(socket, { ok: true, pid: process.pid, version: VERSION });
+      const stream = socketMessages(socket, rest);
+      const done = serveRpc(stream, { sessions, socket: context.path, stop: context.stop });
+      const leave = () => socket.destroy();
+      signal.addEventListener("abort", leave, { once: true });
+      await done.finally(() => signal.removeEventListener("abort", leave));
+      return;
+    }
+    case "attach":
+      return await serveAttach(socket, { ...hello, rest, sessions, signal });
+    case "mcp":
+      return await serveMcp(socket, { ...hello, rest, sessions, signal });
+    default:
+      await writeJsonLine(socket, {
+        ok: false,
+        error: `Cannot serve a "${(hello as { kind: string }).kind}" connection: expected rpc, attach or mcp`,
+      });
+      socket.end();
+  }
+}
