@@ -23,6 +23,8 @@ const LAYERS: Record<string, number> = {
   mcp: 3,
   repl: 3,
   script: 3,
+  // The session server hosts front ends (serve's session methods, MCP, attach) over one set of sessions.
+  server: 4,
 };
 
 /** Front ends: thin, and never each other's clients. */

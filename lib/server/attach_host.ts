@@ -8,7 +8,7 @@
  */
 
 import type { Socket } from "node:net";
-import { attachSession, type AttachIo, DETACH_BYTE } from "../repl/attach.ts";
+import { type AttachIo, attachSession, DETACH_BYTE } from "../repl/attach.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import { latin1ToBytes, lineSplitter } from "./wire.ts";
 import { writeJsonLine } from "./socket_streams.ts";
@@ -50,7 +50,9 @@ export async function serveAttach(
     if (typeof message.in === "string") {
       let bytes = latin1ToBytes(message.in);
       // A watcher's keys go nowhere, except the one that detaches.
-      if (readOnly) bytes = bytes.includes(DETACH_BYTE) ? Uint8Array.of(DETACH_BYTE) : bytes.subarray(0, 0);
+      if (readOnly) {
+        bytes = bytes.includes(DETACH_BYTE) ? Uint8Array.of(DETACH_BYTE) : bytes.subarray(0, 0);
+      }
       if (bytes.length > 0) listeners.forEach((listener) => listener(bytes));
     } else if (Array.isArray(message.resize) && !readOnly) {
       const [cols, rows] = message.resize as number[];

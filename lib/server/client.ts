@@ -110,7 +110,11 @@ export class RpcClient {
   }
 
   #receive(line: string): void {
-    let message: { id?: number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    let message: {
+      id?: number;
+      result?: unknown;
+      error?: { code: number; message: string; data?: unknown };
+    };
     try {
       message = JSON.parse(line);
     } catch {
@@ -120,7 +124,9 @@ export class RpcClient {
     if (pending === undefined) return;
     this.#pending.delete(message.id!);
     if (message.error) {
-      pending.reject(new ServerRequestError(message.error.code, message.error.message, message.error.data));
+      pending.reject(
+        new ServerRequestError(message.error.code, message.error.message, message.error.data),
+      );
     } else {
       pending.resolve(message.result);
     }

@@ -27,8 +27,9 @@ const COMMON: Record<string, OptionKind> = {
 const SHORT: Record<string, string> = { L: "name", h: "help" };
 
 /**
- * Reads `args` of subcommand `command`. With `textAfter` N, everything after
- * the first N words is text (options no longer read), as in `exec NAME ls -l`.
+ * Reads `args` of subcommand `command`. With `textAfter` N, the first word
+ * after the first N starts the text: options are no longer read from there on,
+ * as in `exec NAME --timeout 5 ls -l`.
  * @throws {UsageError} for unknown options and missing values
  */
 export function parseCommandArgs(
@@ -43,7 +44,7 @@ export function parseCommandArgs(
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--") return { options, words, rest: args.slice(i + 1) };
-    if (words.length >= textAfter || !arg.startsWith("-") || arg === "-") {
+    if (words.length > textAfter || !arg.startsWith("-") || arg === "-") {
       words.push(arg);
       continue;
     }

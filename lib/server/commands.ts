@@ -13,7 +13,13 @@ import { quoteWord } from "../console/tokenize.ts";
 import { runtime } from "../runtime/mod.ts";
 import { reachServer } from "./autostart.ts";
 import { type Connection, RpcClient, ServerRequestError } from "./client.ts";
-import { type CommandArgs, type OptionKind, parseCommandArgs, sessionName, wholeNumber } from "./command_args.ts";
+import {
+  type CommandArgs,
+  type OptionKind,
+  parseCommandArgs,
+  sessionName,
+  wholeNumber,
+} from "./command_args.ts";
 import { COMMON_OPTIONS, SUBCOMMAND_HELP } from "../cli/server_commands.ts";
 import { socketPath } from "./paths.ts";
 import { SERVER_METHODS } from "./wire.ts";
@@ -72,7 +78,11 @@ async function consoleLine(call: Call, session: string | undefined, words: strin
 }
 
 /** A subcommand that is one console command on the named session. */
-function console1(command: string, options: Record<string, OptionKind> = {}, textAfter?: number): Subcommand {
+function console1(
+  command: string,
+  options: Record<string, OptionKind> = {},
+  textAfter?: number,
+): Subcommand {
   return {
     options,
     textAfter,
@@ -136,16 +146,22 @@ const TABLE: Record<string, Subcommand> = {
       const name = sessionName("exec", call.args.words, SUBCOMMAND_HELP.exec.usage);
       const command = [...call.args.words.slice(1), ...(call.args.rest ?? [])].join(" ");
       const timeout = call.args.options.timeout;
-      const raw = `exec ${timeout === undefined ? "" : `--timeout ${quoteWord(String(timeout))} `}-- ${command}`;
+      const raw = `exec ${
+        timeout === undefined ? "" : `--timeout ${quoteWord(String(timeout))} `
+      }-- ${command}`;
       const { code, step } = await consoleLine(call, name, [], raw);
       if (code !== EXIT.ok) return code;
-      const result = step.data as { output: string; exitCode: number | null; status: string } | undefined;
+      const result = step.data as
+        | { output: string; exitCode: number | null; status: string }
+        | undefined;
       if (call.json) await json(result ?? {});
       else await runtime.writeStdout(result?.output ?? "");
       if (result === undefined) return EXIT.ok;
       if (result.status === "running") {
         await runtime.writeStderr(
-          `termbridge: still running after ${timeout ?? 30} s: "termbridge exec ${name} ''" collects more, "termbridge key ${name} C-c" interrupts it\n`,
+          `termbridge: still running after ${
+            timeout ?? 30
+          } s: "termbridge exec ${name} ''" collects more, "termbridge key ${name} C-c" interrupts it\n`,
         );
         return EXIT.running;
       }
@@ -164,11 +180,14 @@ const TABLE: Record<string, Subcommand> = {
       const name = sessionName("screen", call.args.words, SUBCOMMAND_HELP.screen.usage);
       const { all, logical, lines } = call.args.options;
       const count = lines === undefined ? undefined : wholeNumber("lines", String(lines), 1);
-      const screen = await call.rpc.request<{ content: string; lines: string[] }>("sessions/screen", {
-        name,
-        scope: all ? "all" : "visible",
-        joinWrapped: logical === true,
-      });
+      const screen = await call.rpc.request<{ content: string; lines: string[] }>(
+        "sessions/screen",
+        {
+          name,
+          scope: all ? "all" : "visible",
+          joinWrapped: logical === true,
+        },
+      );
       let shown = screen.lines;
       while (shown.length > 0 && shown[shown.length - 1].trim() === "") shown = shown.slice(0, -1);
       if (count !== undefined) shown = shown.slice(-count);

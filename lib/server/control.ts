@@ -83,7 +83,10 @@ export async function attachMain(argv: string[]): Promise<number> {
   const { socket } = connection;
   const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   socket.on("error", () => {}); // "close" follows.
-  socket.on("data", (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()));
+  socket.on(
+    "data",
+    (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()),
+  );
   if (connection.rest.length > 0) void runtime.writeStdout(connection.rest);
   socket.resume();
   const send = (message: unknown) => {

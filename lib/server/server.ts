@@ -107,7 +107,9 @@ export async function serverMain(args: string[]): Promise<number> {
     })
   );
   try {
-    await new Promise<void>((resolve) => stopping.signal.addEventListener("abort", () => resolve()));
+    await new Promise<void>((resolve) =>
+      stopping.signal.addEventListener("abort", () => resolve())
+    );
   } finally {
     stops.forEach((remove) => remove());
     server.close();
@@ -189,7 +191,9 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
     default:
       await writeJsonLine(socket, {
         ok: false,
-        error: `Cannot serve a "${(hello as { kind: string }).kind}" connection: expected rpc, attach or mcp`,
+        error: `Cannot serve a "${
+          (hello as { kind: string }).kind
+        }" connection: expected rpc, attach or mcp`,
       });
       socket.end();
   }

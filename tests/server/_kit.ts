@@ -1,0 +1,134 @@
+/**
+ * Shared set-up of the session-server tests: a private world per test (its
+ * own XDG_RUNTIME_DIR, XDG_STATE_HOME and HOME, so the user's default server
+ * is never touched), termbridge run as a real process (the compiled binary
+ * when it is current, and the sources on the runtime running the tests), and
+ * every server the test started killed afterwards.
+ * @module
+ */
+
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { isBinaryCurrent } from "../built_binary.ts";
+import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const BINARY = join(ROOT, "dist", "termbridge");
+
+/** Whether dist/termbridge is built from the current sources. */
+export const BINARY_CURRENT = isBinaryCurrent(ROOT, BINARY);
+
+/** Which termbridge runs: the compiled binary, or main.ts on the tests' runtime. */
+export type Build = "binary" | "source";
+
+/** Argv of termbridge for `build`. */
+export function termbridgeFor(build: Build): string[] {
+  return build === "binary" ? [BINARY] : termbridgeArgv();
+}
+
+/** How a run of termbridge ended. */
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A private world for one test: directories, environment, and the servers started in it. */
+export class World {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+  readonly build: Build;
+
+  constructor(build: Build) {
+    this.build = build;
+    this.dir = realpathSync(mkdtempSync(join(tmpdir(), "termbridge-server-test-")));
+    this.env = {
+      ...runtime.env(),
+      HOME: this.dir,
+      XDG_RUNTIME_DIR: join(this.dir, "run"),
+      XDG_STATE_HOME: join(this.dir, "state"),
+      XDG_CONFIG_HOME: join(this.dir, "config"),
+      HISTFILE: "/dev/null",
+      SHELL: "bash",
+      NO_COLOR: "1",
+      TERMBRIDGE_SOCKET: "",
+    };
+  }
+
+  /** The default server's socket in this world. */
+  get socket(): string {
+    return join(this.dir, "run", "termbridge", "default.sock");
+  }
+
+  /** The default server's log. */
+  get log(): string {
+    return join(this.dir, "state", "termbridge", "server-default.log");
+  }
+
+  /** Runs `termbridge ARGS` and collects what it printed. */
+  async tb(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<Run> {
+    const child = runtime.spawnPiped({
+      argv: [...termbridgeFor(this.build), ...args],
+      cwd: options.cwd ?? this.dir,
+      env: this.env,
+      stderr: "pipe",
+    });
+    const writer = child.stdin.getWriter();
+    if (options.stdin !== undefined) await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+    const [stdout, stderr, status] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr!).text(),
+      child.exited,
+    ]);
+    return { code: status.exitCode, stdout, stderr };
+  }
+
+  /** Runs `termbridge ARGS` and fails, showing what it printed, unless it exits with `code`. */
+  async ok(args: string[], code = 0): Promise<string> {
+    const run = await this.tb(args);
+    if (run.code !== code) {
+      throw new Error(
+        `termbridge ${
+          args.join(" ")
+        } exited with ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`,
+      );
+    }
+    return run.stdout;
+  }
+
+  /** The pids of the servers the log says were started in this world. */
+  serverPids(): number[] {
+    let text: string;
+    try {
+      text = readFileSync(this.log, "utf8");
+    } catch {
+      return [];
+    }
+    return [...text.matchAll(/server (\d+) listening/g)].map((m) => Number(m[1]));
+  }
+
+  /** Kills every server started here (kill-server, then SIGKILL), and removes the world. */
+  async dispose(): Promise<void> {
+    try {
+      if (this.serverPids().some(isAlive)) await this.tb(["kill-server"]);
+      for (const pid of this.serverPids()) if (isAlive(pid)) runtime.kill(pid, "SIGKILL");
+      await waitUntil(() => !this.serverPids().some(isAlive), "the servers to exit");
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Runs `body` in a new world, disposed afterwards whatever happens. */
+export async function inWorld(build: Build, body: (world: World) => Promise<void>): Promise<void> {
+  const world = new World(build);
+  try {
+    await body(world);
+  } finally {
+    await world.dispose();
+  }
+}

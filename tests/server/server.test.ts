@@ -1,0 +1,140 @@
+import assert from "node:assert/strict";
+import { chmodSync, chownSync, existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { describe, it, itWhen } from "../harness.ts";
+import { isAlive, waitUntil } from "../helpers.ts";
+import { BINARY_CURRENT, type Build, inWorld, termbridgeFor, type World } from "./_kit.ts";
+
+const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "drive_session.sh");
+
+/** The pids of a session's program, from `ls --json`. */
+async function sessionPids(world: World): Promise<number[]> {
+  const listed = JSON.parse(await world.ok(["ls", "--json"]));
+  return listed.sessions.map((s: { pid: number }) => s.pid);
+}
+
+async function runScript(build: Build): Promise<void> {
+  await inWorld(build, async (world) => {
+    const child = runtime.spawnPiped({
+      argv: ["bash", SCRIPT],
+      cwd: world.dir,
+      env: { ...world.env, TB: termbridgeFor(build).join(" ") },
+      stderr: "pipe",
+    });
+    await child.stdin.close();
+    const [stdout, stderr, status] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr!).text(),
+      child.exited,
+    ]);
+    assert.equal(status.exitCode, 0, `the script failed:\n${stdout}\n${stderr}`);
+    assert.match(stdout, /ALL-OK/);
+    assert.equal(existsSync(world.socket), false, "kill-server removes the socket");
+  });
+}
+
+describe("session server", () => {
+  it("a bash script drives a session start to finish with the subcommands (sources)", () =>
+    runScript("source"));
+
+  itWhen(
+    BINARY_CURRENT,
+    "a bash script drives a session start to finish with the subcommands (built binary)",
+    () => runScript("binary"),
+  );
+
+  it("the socket's directory is 0700 and the socket 0600", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "a"]);
+      assert.equal(statSync(dirname(world.socket)).mode & 0o777, 0o700);
+      assert.equal(statSync(world.socket).mode & 0o777, 0o600);
+      assert.equal(statSync(world.socket).uid, process.getuid!());
+    }));
+
+  it("a socket others may use, or another user's, is refused", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "a"]);
+      chmodSync(world.socket, 0o666);
+      let run = await world.tb(["ls"]);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /others may use it \(mode 666, expected 600\)/);
+      chmodSync(world.socket, 0o600);
+      if (process.getuid!() === 0) {
+        chownSync(world.socket, 65534, 65534);
+        run = await world.tb(["ls"]);
+        assert.equal(run.code, 1);
+        assert.match(run.stderr, /belongs to user 65534, not to you \(0\)/);
+        chownSync(world.socket, 0, 0);
+      }
+      assert.equal((await world.tb(["ls"])).code, 0);
+    }));
+
+  it("kill-server kills every session's processes and the server, and removes the socket", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "a"]);
+      await world.ok(["new", "b", "--", "sleep", "300"]);
+      const pids = [...await sessionPids(world), ...world.serverPids()];
+      assert.equal(pids.length, 3);
+      assert.ok(pids.every(isAlive));
+      await world.ok(["kill-server"]);
+      // kill-server returns once the server has exited, after it closed every session.
+      assert.deepEqual(pids.filter(isAlive), []);
+      assert.equal(existsSync(world.socket), false);
+      const again = await world.tb(["kill-server"]);
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /no server is running on /);
+    }));
+
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    it(`${signal} stops the server: its sessions' processes are killed, the socket removed`, () =>
+      inWorld("source", async (world) => {
+        await world.ok(["new", "a", "--", "sleep", "300"]);
+        const pids = [...await sessionPids(world), ...world.serverPids()];
+        runtime.kill(world.serverPids()[0], signal);
+        await waitUntil(() => !pids.some(isAlive), "the server and its session to end", 15_000);
+        assert.equal(existsSync(world.socket), false);
+      }));
+  }
+
+  it("after SIGKILL of the server the next command starts a fresh one and says the sessions were lost", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "a"]);
+      const [shell] = await sessionPids(world);
+      const [first] = world.serverPids();
+      runtime.kill(first, "SIGKILL");
+      // Its terminals hang up with it: the kernel sends SIGHUP to their programs.
+      await waitUntil(() => !isAlive(first) && !isAlive(shell), "the server and its shell to die");
+      assert.equal(existsSync(world.socket), true, "a killed server leaves its socket");
+      const run = await world.tb(["new", "b"]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /is gone \(it crashed or was killed\); its sessions were lost/);
+      assert.equal(world.serverPids().length, 2);
+      assert.deepEqual(
+        JSON.parse(await world.ok(["ls", "--json"])).sessions.map((s: { name: string }) => s.name),
+        ["b"],
+      );
+    }));
+
+  it("exit statuses: 124 for a command still running, 2 for a bad line, 1 for an unknown session", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "a"]);
+      const running = await world.tb(["exec", "a", "--timeout", "0.5", "echo started; sleep 30"]);
+      assert.equal(running.code, 124, running.stderr);
+      assert.match(running.stdout, /started/);
+      assert.match(running.stderr, /still running after 0.5 s/);
+      await world.ok(["key", "a", "C-c"]);
+      await world.ok(["wait", "a", "prompt"]);
+      const usage = await world.tb(["wait", "a", "sideways"]);
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /expected one of text, regex, gone, idle, prompt, exit/);
+      const missing = await world.tb(["screen", "nope"]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /No session is called "nope" \(open: "a"\)/);
+      const option = await world.tb(["screen", "a", "--colour"]);
+      assert.equal(option.code, 2);
+      assert.match(option.stderr, /unknown option "--colour"/);
+    }));
+});
