@@ -66,9 +66,9 @@ async function main(args: string[]): Promise<number> {
   const mode = MODES.find((m) => m.name === first);
   if (mode === undefined) {
     throw new UsageError(
-      `Unknown mode or command "${first}": expected one of ${
-        [...MODES.map((m) => m.name), ...Object.keys(SUBCOMMAND_HELP)].join(", ")
-      }`,
+      `Unknown mode "${first}": expected one of ${
+        MODES.map((m) => m.name).join(", ")
+      }, or a command: ${Object.keys(SUBCOMMAND_HELP).join(", ")}`,
     );
   }
   const load = LOADERS[mode.name];
@@ -88,7 +88,9 @@ try {
   runtime.exit(code);
 } catch (error) {
   if (error instanceof UsageError) {
-    const mode = MODES.some((m) => m.name === args[0]) || Object.hasOwn(SUBCOMMAND_HELP, args[0] ?? "")
+    const mode = MODES.some((m) =>
+        m.name === args[0]
+      ) || Object.hasOwn(SUBCOMMAND_HELP, args[0] ?? "")
       ? `${args[0]} `
       : "";
     await runtime.writeStderr(

@@ -55,11 +55,13 @@ Usage:
 Modes:
 ${MODES.map((m) => `  ${m.name.padEnd(7)} ${m.summary}`).join("\n")}
 
-Commands (sessions in the session server, shared across processes; mcp, repl
-and run use them too with --server):
+Server commands:
 ${
   Object.entries(SUBCOMMAND_HELP).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`).join("\n")
 }
+
+The commands are short-lived clients of the per-user session server, whose
+sessions outlive them (mcp, repl and run use it too with --server).
 
 Every program termbridge runs gets a real pseudo-terminal and a headless
 terminal emulator, so what it reports is what a person would see.

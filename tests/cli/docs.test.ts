@@ -15,11 +15,15 @@ import {
   parseOptions,
   roffText,
 } from "../../lib/cli/docs.ts";
+import { SUBCOMMAND_HELP } from "../../lib/cli/server_commands.ts";
 import { HELP, MODES } from "../../lib/cli/usage.ts";
 
 describe("cli docs", () => {
-  it("cli docs: the modes of the top-level help are MODES, in order", () => {
-    assert.deepEqual(parseModes(HELP), MODES.map(({ name, summary }) => ({ name, summary })));
+  it("cli docs: the modes of the top-level help are MODES, then the server commands, in order", () => {
+    assert.deepEqual(parseModes(HELP), [
+      ...MODES.map(({ name, summary }) => ({ name, summary })),
+      ...Object.entries(SUBCOMMAND_HELP).map(([name, { summary }]) => ({ name, summary })),
+    ]);
   });
 
   it("cli docs: a section of commands added to the top-level help is picked up", () => {

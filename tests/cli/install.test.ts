@@ -87,7 +87,7 @@ describe("install", () => {
       assert.equal(run(["bash", "-n", completion]).status, 0);
       const modes = bashCompletes(completion, ["termbridge", ""]);
       for (const mode of MODES) assert.ok(modes.includes(mode.name), `${mode.name} in ${modes}`);
-      assert.deepEqual(bashCompletes(completion, ["termbridge", "se"]), ["serve"]);
+      assert.deepEqual(bashCompletes(completion, ["termbridge", "se"]), ["serve", "server"]);
       assert.deepEqual(bashCompletes(completion, ["termbridge", "help", "rep"]), ["repl"]);
       assert.ok(bashCompletes(completion, ["termbridge", "acp", "--c"]).includes("--cwd"));
       assert.deepEqual(bashCompletes(completion, ["termbridge", "mcp", "--read"]), ["--read-only"]);
