@@ -77,7 +77,9 @@ export async function serverMain(args: string[]): Promise<number> {
   if (await probeSocket(path) === "alive") {
     throw new Error(`Cannot start a server on ${path}: one is running there already`);
   }
-  const config = loadConfig({ cwd: runtime.cwd(), env });
+  // Started by a command, the server runs in "/": the user's own configuration file applies.
+  const { config, warnings } = loadConfig({ cwd: runtime.cwd(), env });
+  warnings.forEach((warning) => log(warning));
   const sessions = new ServerSessions({
     program: config.shell,
     cols: config.cols,
