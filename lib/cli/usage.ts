@@ -34,7 +34,10 @@ export const MODES: readonly Mode[] = [
   { name: "repl", summary: "an interactive REPL to drive terminal sessions" },
   { name: "run", summary: "run a script in the REPL's language (SCRIPT or - for stdin)" },
   { name: "policy", summary: "check a command line against the command policy (policy check)" },
-  { name: "server", summary: "the per-user session server (started on demand by the commands below)" },
+  {
+    name: "server",
+    summary: "the per-user session server (started on demand by the commands below)",
+  },
 ];
 
 /** The top-level help text. */
@@ -57,8 +60,10 @@ ${MODES.map((m) => `  ${m.name.padEnd(7)} ${m.summary}`).join("\n")}
 
 Server commands:
 ${
-  Object.entries(SUBCOMMAND_HELP).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`).join("\n")
-}
+    Object.entries(SUBCOMMAND_HELP).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`).join(
+      "\n",
+    )
+  }
 
 The commands are short-lived clients of the per-user session server, whose
 sessions outlive them (mcp, repl and run use it too with --server).

@@ -146,6 +146,5 @@ export const bunRuntime: Runtime = {
     const blob = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === name);
     return blob === undefined ? null : new Uint8Array(await blob.arrayBuffer());
   },
-  selfCommand: () =>
-    Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main],
+  selfCommand: () => Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main],
 };
