@@ -14,6 +14,7 @@ const LAYERS: Record<string, number> = {
   config: 1,
   policy: 1,
   audit: 1,
+  sandbox: 1,
   cli: 1,
   service: 2,
   sessions: 2,

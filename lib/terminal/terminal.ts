@@ -4,11 +4,15 @@
  * @module
  */
 
+import { basename } from "node:path";
 import { type ExitStatus, type PtyProcess, runtime } from "../runtime/mod.ts";
 import { Emulator, type TerminalModes } from "./emulator.ts";
 import { SpawnError, TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
 import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
+import { containment, type TerminalCgroup } from "../sandbox/containment.ts";
+import { resourceLimitHit, rlimitPrefix } from "../sandbox/rlimits.ts";
+import type { LimitHit, ResourceLimits } from "../sandbox/types.ts";
 import { OutputLog } from "./output_log.ts";
 import { linesToText, type ScreenScope } from "./screen.ts";
 import { sessionProcessGroups } from "./process_groups.ts";
@@ -57,6 +61,13 @@ export interface TerminalOptions {
    * terminals nobody may ever look at.
    */
   screen?: "eager" | "lazy";
+  /**
+   * Argv that runs the program inside the sandbox (from `sandboxPrefix` in
+   * lib/sandbox), put before the program; none by default.
+   */
+  sandbox?: string[];
+  /** CPU seconds, address space and processes the program may use. */
+  limits?: ResourceLimits;
 }
 
 /** A picture of the screen. */
@@ -93,6 +104,10 @@ export class Terminal {
   #size: { cols: number; rows: number; scrollback: number };
   #exitStatus: ExitStatus | null = null;
   #disposed = false;
+  /** Every process the program starts, wherever it goes; null without containment. */
+  readonly #cgroup: TerminalCgroup | null;
+  #killedByUs = false;
+  #limitHit: LimitHit | null = null;
 
   private constructor(options: TerminalOptions) {
     const cwd = options.cwd ?? runtime.cwd();
@@ -110,9 +125,17 @@ export class Terminal {
     this.#raw = new OutputLog(options.rawLimit ?? TERMINAL_DEFAULTS.rawLimit);
     this.#text = new OutputLog(options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit);
     if (options.screen !== "lazy") this.#emulator = new Emulator(this.#size);
+    this.#cgroup = containment().create(basename(path));
     try {
       this.#pty = runtime.spawnPty({
-        argv: [path, ...args],
+        // Each wrapper execs the next: the pid, exit status and signal are the program's.
+        argv: [
+          ...this.#cgroup?.prefix ?? [],
+          ...options.sandbox ?? [],
+          ...rlimitPrefix(options.limits),
+          path,
+          ...args,
+        ],
         cwd,
         env,
         cols: this.#size.cols,
@@ -122,10 +145,13 @@ export class Terminal {
       });
     } catch (error) {
       this.#emulator?.dispose();
+      this.#cgroup?.remove();
       // E2BIG (arguments too long), EAGAIN (no processes left)...: the request, not a bug.
       throw new SpawnError(`Cannot start ${JSON.stringify(program)}: ${(error as Error).message}`);
     }
     this.#exited = this.#pty.exited.then((status) => {
+      const hit = resourceLimitHit(status, options.limits, this.#killedByUs);
+      if (hit !== null && this.#limitHit === null) this.#report(hit);
       const rest = this.#plain.end();
       if (rest !== "") this.#text.append(encoder.encode(rest));
       this.#exitStatus = status;
@@ -153,6 +179,25 @@ export class Terminal {
   /** How the program ended, or null while it runs. */
   get exitStatus(): ExitStatus | null {
     return this.#exitStatus;
+  }
+
+  /** The limit the program hit (killed for it, or failed under it), or null. */
+  get limitHit(): LimitHit | null {
+    return this.#limitHit;
+  }
+
+  /**
+   * Kills the process group because a limit was hit, and says so in the
+   * output (`termbridge: killed: ...`) so that whoever reads it knows why.
+   */
+  async killForLimit(
+    hit: LimitHit,
+    graceMs: number = TERMINAL_DEFAULTS.killGraceMs,
+  ): Promise<void> {
+    if (this.#exitStatus !== null || this.#limitHit !== null) return;
+    this.#report(hit);
+    await this.kill("SIGTERM", graceMs);
+    this.#cgroup?.kill(); // What the group kill missed (setsid, double forks).
   }
 
   /** Whether `dispose()` was called. */
@@ -289,6 +334,7 @@ export class Terminal {
    * nothing received it.
    */
   signal(signal: string): boolean {
+    if (signal === "SIGKILL" || signal === "SIGTERM") this.#killedByUs = true;
     let delivered = false;
     for (const group of sessionProcessGroups(this.pid)) {
       delivered = runtime.kill(-group, signal) || delivered;
@@ -379,9 +425,12 @@ export class Terminal {
       this.signal("SIGHUP");
       await this.kill("SIGTERM", 500);
     }
-    // Stragglers the leader left behind (background jobs) go too.
+    // Stragglers the leader left behind (background jobs) go too, and with
+    // containment whatever left the session (setsid, double forks).
     this.signal("SIGKILL");
+    this.#cgroup?.kill();
     await this.#pty.close();
+    this.#cgroup?.remove();
     this.#emulator?.dispose();
     this.#emulator = undefined;
     this.#listeners.clear();
@@ -398,6 +447,15 @@ export class Terminal {
       const offset = base + encoder.encode(text.slice(0, at)).length;
       for (const listener of this.#oscListeners) listener(osc, offset);
     }
+    this.#notify();
+  }
+
+  #report(hit: LimitHit): void {
+    this.#limitHit = hit;
+    const line = encoder.encode(`\r\ntermbridge: ${hit.message}\r\n`);
+    this.#raw.append(line);
+    this.#text.append(encoder.encode(this.#plain.push(line)));
+    this.#emulator?.write(line);
     this.#notify();
   }
 

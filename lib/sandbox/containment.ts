@@ -1,0 +1,201 @@
+/**
+ * Making sure no process outlives termbridge. Each terminal's processes go
+ * into a cgroup (v2) of their own, which is killed as a whole
+ * (`cgroup.kill`) when the terminal is released: `setsid`, `nohup`, double
+ * forks and ignored signals cannot leave it. One watchdog per termbridge
+ * process, a shell reading a pipe only termbridge holds, kills every such
+ * cgroup when termbridge ends in any way, `kill -9` included (the pipe's end
+ * of file is the kernel's doing, not termbridge's).
+ *
+ * Where no cgroup can be written (a user without a delegated cgroup, a
+ * read-only /sys/fs/cgroup), containment is off and termbridge falls back to
+ * what it always did: the terminal's process groups are killed on release and
+ * the PTY's hang-up reaches its session; see `containment().reason`.
+ * @module
+ */
+
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { runtime } from "../runtime/mod.ts";
+
+/**
+ * The watchdog, started in a session of its own and detached (its parent
+ * shell exits at once): waits until termbridge ($1) is gone, however it ended,
+ * then kills every cgroup under $0 and removes them.
+ */
+const WATCHDOG = `trap '' HUP INT TERM QUIT PIPE
+tail --pid="$1" -s 0.2 -f /dev/null
+for d in "$0"/*/; do [ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill"; done
+i=0
+while [ "$i" -lt 200 ]; do
+  left=
+  for d in "$0"/*/; do [ -d "$d" ] && { rmdir "$d" 2>/dev/null || left=1; }; done
+  [ -z "$left" ] && break
+  sleep 0.05; i=$((i + 1))
+done
+rmdir "$0"`;
+
+/** Starts `argv` detached: in a new session, stdio on /dev/null, its parent gone at once. */
+export function spawnDetached(argv: string[]): void {
+  const child = runtime.spawnPiped({
+    argv: ["/bin/sh", "-c", 'setsid "$@" </dev/null >/dev/null 2>&1 &', "sh", ...argv],
+    stderr: "pipe",
+  });
+  void child.stdin.close().catch(() => {});
+  void child.stdout.cancel().catch(() => {});
+  void child.stderr?.cancel().catch(() => {});
+  void child.exited;
+}
+
+/** The cgroup of one terminal. */
+export interface TerminalCgroup {
+  /** The cgroup's directory. */
+  readonly path: string;
+  /** Argv prefix that moves the program into the cgroup before it runs. */
+  readonly prefix: string[];
+  /** Kills every process in the cgroup at once (SIGKILL); true when it could. */
+  kill(): boolean;
+  /** Removes the cgroup once it is empty (kills what is left first). */
+  remove(): void;
+}
+
+/** Whether containment is on, and why not when it is off. */
+export interface Containment {
+  /** The directory holding this termbridge's cgroups, or null when off. */
+  readonly root: string | null;
+  /** Why containment is off (empty when on). */
+  readonly reason: string;
+  /** A new cgroup for a terminal, or null when containment is off. */
+  create(name: string): TerminalCgroup | null;
+}
+
+/** The cgroup2 mount point and this process's cgroup in it, or a reason why not. */
+function ownCgroupDir(): string | { reason: string } {
+  let mounts: string;
+  let membership: string;
+  try {
+    mounts = readFileSync("/proc/self/mountinfo", "utf8");
+    membership = readFileSync("/proc/self/cgroup", "utf8");
+  } catch {
+    return { reason: "/proc is not readable" };
+  }
+  const mount = mounts.split("\n").map((line) => line.split(" ")).find((fields) =>
+    fields[fields.indexOf("-") + 1] === "cgroup2"
+  );
+  const own = membership.split("\n").find((line) => line.startsWith("0::"));
+  if (mount === undefined || own === undefined) return { reason: "no cgroup v2 is mounted" };
+  return join(mount[4], own.slice(3));
+}
+
+function startContainment(): Containment {
+  const off = (reason: string): Containment => ({ root: null, reason, create: () => null });
+  if (process.platform !== "linux") return off("cgroups are Linux only");
+  const own = ownCgroupDir();
+  if (typeof own !== "string") return off(own.reason);
+  const root = join(own, `termbridge-${process.pid}`);
+  try {
+    mkdirSync(root);
+  } catch (error) {
+    return off(`cannot create a cgroup in ${own}: ${(error as Error).message}`);
+  }
+  if (!existsSync(join(root, "cgroup.kill"))) {
+    rmdirSync(root);
+    return off("the kernel has no cgroup.kill (Linux 5.14 or later needed)");
+  }
+  try {
+    spawnDetached(["/bin/sh", "-c", WATCHDOG, root, String(process.pid)]);
+  } catch (error) {
+    rmdirSync(root);
+    return off(`cannot start the watchdog: ${(error as Error).message}`);
+  }
+  let next = 1;
+  return {
+    root,
+    reason: "",
+    create(name: string) {
+      const path = join(root, `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${next++}`);
+      try {
+        mkdirSync(path);
+      } catch {
+        return null; // The hierarchy went away or is full: run uncontained rather than not at all.
+      }
+      return terminalCgroup(path);
+    },
+  };
+}
+
+function terminalCgroup(path: string): TerminalCgroup {
+  const kill = () => {
+    try {
+      writeFileSync(join(path, "cgroup.kill"), "1");
+      return true;
+    } catch {
+      return false; // Already removed.
+    }
+  };
+  return {
+    path,
+    prefix: ["/bin/sh", "-c", 'echo "$$" >"$0" && exec "$@"', join(path, "cgroup.procs")],
+    kill,
+    remove() {
+      if (!existsSync(path)) return;
+      if (populated(path)) kill();
+      try {
+        rmdirSync(path);
+      } catch {
+        // Still emptying after the kill: the watchdog removes it when termbridge ends.
+      }
+    },
+  };
+}
+
+/** Whether a cgroup still holds processes. */
+export function populated(path: string): boolean {
+  try {
+    return /^populated 1$/m.test(readFileSync(join(path, "cgroup.events"), "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** The pids in a cgroup (empty when it is gone). */
+export function cgroupPids(path: string): number[] {
+  try {
+    return readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Every cgroup directory of this termbridge process. */
+export function terminalCgroups(containment: Containment): string[] {
+  if (containment.root === null) return [];
+  try {
+    return readdirSync(containment.root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory()).map((entry) => join(containment.root!, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+let current: Containment | undefined;
+
+/**
+ * This process's containment, set up on first use (a cgroup directory and
+ * the watchdog). `TERMBRIDGE_CONTAINMENT=off` turns it off (for comparisons).
+ */
+export function containment(): Containment {
+  if (current !== undefined) return current;
+  current = process.env.TERMBRIDGE_CONTAINMENT === "off"
+    ? { root: null, reason: "TERMBRIDGE_CONTAINMENT=off", create: () => null }
+    : startContainment();
+  return current;
+}
