@@ -36,7 +36,7 @@ async function ptyRun(argv: string[], stdin: "terminal" | "null" = "terminal"): 
 /** Milliseconds of create + waitForExit on a TerminalService in this process; release not timed. */
 async function serviceRun(service: TerminalService): Promise<number> {
   const start = performance.now();
-  const id = service.create(TRUE);
+  const id = await service.create(TRUE);
   await service.waitForExit(SESSION, id);
   const ms = performance.now() - start;
   await service.release(SESSION, id);

@@ -19,6 +19,7 @@ import {
   WaitTimeoutError,
 } from "../terminal/errors.ts";
 import { UnknownKeyError } from "../terminal/keys.ts";
+import { LimitError } from "../sandbox/mod.ts";
 import { FileNotFoundError, readTextFile, writeTextFile } from "../service/text_files.ts";
 import {
   InvalidRequestError,
@@ -50,7 +51,10 @@ export function toRequestError(error: unknown): unknown {
   if (error instanceof WaitTimeoutError) {
     return new acp.RequestError(NOT_NOW, error.message, { screen: error.screen });
   }
-  if (error instanceof SessionBusyError || error instanceof TerminalDisposedError) {
+  if (
+    error instanceof SessionBusyError || error instanceof TerminalDisposedError ||
+    error instanceof LimitError
+  ) {
     return new acp.RequestError(NOT_NOW, error.message);
   }
   if (error instanceof TerminalError) return new acp.RequestError(-32603, error.message);
@@ -72,7 +76,7 @@ export function serveTerminals(app: acp.ClientApp, service: TerminalService): ac
   return app
     .onRequest(
       terminal.create,
-      ({ params }) => mapped(() => ({ terminalId: service.create(params) })),
+      ({ params }) => mapped(async () => ({ terminalId: await service.create(params) })),
     )
     .onRequest(
       terminal.output,

@@ -17,12 +17,14 @@ import { delimiter, join, resolve } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
 import { SpawnError } from "../terminal/errors.ts";
+import { containment } from "./containment.ts";
 import type { SandboxSettings } from "./types.ts";
 
 /** A sandbox was asked for and cannot be had: commands are refused, never run unsandboxed. */
 export class SandboxUnavailableError extends SpawnError {}
 
-const HOLDER = 'echo "$$"; while read -r _; do :; done';
+/** What runs in the sandbox to hold it: says its pid, then lives as long as termbridge ($1). */
+const HOLDER = 'echo "$$"; exec tail --pid="$1" -s 1 -f /dev/null';
 
 /** How to install bubblewrap, for refusal messages. */
 const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; " +
@@ -82,7 +84,7 @@ function bwrapArgs(settings: SandboxSettings, cwd: string): string[] {
   args.push("--ro-bind-try", cwd, cwd);
   for (const root of writeRoots(settings, cwd) ?? []) args.push("--bind-try", root, root);
   if (settings.network === false) args.push("--unshare-net");
-  args.push("--die-with-parent", "--chdir", "/");
+  args.push("--chdir", "/");
   return args;
 }
 
@@ -126,16 +128,34 @@ async function startHolder(
       );
     }
   }
+  // Detached (its parent shell exits at once), in its own session and, with
+  // containment, its own cgroup: it ends with termbridge, however that ends.
+  const cgroup = containment().create("sandbox");
   const child = runtime.spawnPiped({
-    argv: [bwrap, ...bwrapArgs(settings, cwd), "--", "/bin/sh", "-c", HOLDER],
+    argv: [
+      "/bin/sh",
+      "-c",
+      'setsid "$@" </dev/null &',
+      "sh",
+      ...cgroup?.prefix ?? [],
+      bwrap,
+      ...bwrapArgs(settings, cwd),
+      "--",
+      "/bin/sh",
+      "-c",
+      HOLDER,
+      "sh",
+      String(process.pid),
+    ],
     env,
     stderr: "pipe",
-    unref: true,
   });
-  const line = await firstLine(child.stdout);
+  void child.stdin.close().catch(() => {});
+  const [line] = await Promise.all([firstLine(child.stdout), child.exited]);
   const pid = Number(line);
   if (line === null || !Number.isInteger(pid) || pid <= 0) {
-    const [message] = await Promise.all([readAll(child.stderr), child.exited]);
+    const message = await readAll(child.stderr);
+    cgroup?.remove();
     throw new SandboxUnavailableError(`${what}: bwrap failed: ${message || "no reason given"}`);
   }
   void child.stderr?.cancel().catch(() => {}); // Nothing more is read from it.

@@ -10,6 +10,14 @@ import { TerminalError } from "../terminal/errors.ts";
 import { checkWorkingDirectory } from "../terminal/launch.ts";
 import { Terminal, TERMINAL_DEFAULTS } from "../terminal/terminal.ts";
 import { type CommandPlan, planCommand } from "./command_line.ts";
+import {
+  commandSecondsHit,
+  type LimitHit,
+  type Limits,
+  sandboxPrefix,
+  type SandboxSettings,
+  TerminalBudget,
+} from "../sandbox/mod.ts";
 
 /** The request did not make sense (bad cwd, env name, limit): the caller must change it. */
 export class InvalidRequestError extends TerminalError {}
@@ -29,6 +37,15 @@ export interface TerminalServiceOptions {
   killGraceMs?: number;
   cols?: number;
   rows?: number;
+  /** The sandbox commands run in (default: off). */
+  sandbox?: SandboxSettings;
+  /** `limits` of the configuration: terminals, commandSeconds, cpuSeconds, memoryBytes, processes. */
+  limits?: Limits;
+  /**
+   * Places for running terminals, shared with the sessions of the same
+   * process; by default one of its own, of `limits.terminals` places.
+   */
+  budget?: TerminalBudget;
 }
 
 /** What an agent asks to run. */
@@ -63,6 +80,8 @@ export type TerminalEvent =
   }
   | { type: "exited"; id: string; sessionId: string; status: ExitStatus; durationMs: number }
   | { type: "killed"; id: string; sessionId: string }
+  /** A limit was hit: the command was killed for it, or failed under it (the output says so too). */
+  | { type: "limit"; id: string; sessionId: string; hit: LimitHit }
   | { type: "released"; id: string; sessionId: string };
 
 /** Variables set for every command unless the request sets them. */
@@ -80,9 +99,11 @@ interface Entry {
 
 /** Command terminals, each owned by the session that created it. */
 export class TerminalService {
-  readonly #options: Required<Omit<TerminalServiceOptions, "env">> & {
-    env: Record<string, string>;
-  };
+  readonly #options:
+    & Required<Omit<TerminalServiceOptions, "env" | "sandbox" | "limits" | "budget">>
+    & Pick<TerminalServiceOptions, "sandbox">
+    & { env: Record<string, string>; limits: Limits };
+  readonly #budget: TerminalBudget;
   readonly #entries = new Map<string, Entry>();
   /** Released ids and the session each belonged to: a second release of one succeeds. */
   readonly #released = new Map<string, string>();
@@ -97,7 +118,10 @@ export class TerminalService {
       killGraceMs: options.killGraceMs ?? TERMINAL_DEFAULTS.killGraceMs,
       cols: options.cols ?? TERMINAL_DEFAULTS.cols,
       rows: options.rows ?? TERMINAL_DEFAULTS.rows,
+      sandbox: options.sandbox,
+      limits: options.limits ?? {},
     };
+    this.#budget = options.budget ?? new TerminalBudget(this.#options.limits.terminals ?? 0);
   }
 
   /** Calls `listener` for every terminal event; returns a function that removes it. */
@@ -107,11 +131,14 @@ export class TerminalService {
   }
 
   /**
-   * Starts a command and returns its terminal id at once.
+   * Starts a command and returns its terminal id once it started (the
+   * command keeps running).
    * @throws {InvalidRequestError} for a relative or missing cwd, a bad env name or limit
    * @throws {SpawnError} when a program to exec directly does not exist
+   * @throws {SandboxUnavailableError} when the sandbox is on and cannot be had
+   * @throws {LimitError} when `limits.terminals` terminals are running
    */
-  create(request: CreateRequest): string {
+  async create(request: CreateRequest): Promise<string> {
     for (
       const [field, value] of [
         ["command", request.command],
@@ -148,17 +175,27 @@ export class TerminalService {
     }
     const limit = this.#outputLimit(request.outputByteLimit);
     const plan: CommandPlan = planCommand(request.command, request.args ?? undefined, { env, cwd });
-    const terminal = Terminal.spawn({
-      argv: plan.argv,
-      cwd,
-      env,
-      cols: this.#options.cols,
-      rows: this.#options.rows,
-      outputLimit: limit,
-      screen: "lazy",
-      // Nothing can type into an agent's command: reading stdin gives end of file.
-      stdin: "null",
-    });
+    const giveBack = this.#budget.take("the command");
+    let terminal: Terminal;
+    try {
+      const sandbox = await sandboxPrefix(this.#options.sandbox, cwd, env) ?? undefined;
+      terminal = Terminal.spawn({
+        argv: plan.argv,
+        cwd,
+        env,
+        cols: this.#options.cols,
+        rows: this.#options.rows,
+        outputLimit: limit,
+        screen: "lazy",
+        // Nothing can type into an agent's command: reading stdin gives end of file.
+        stdin: "null",
+        sandbox,
+        limits: this.#options.limits,
+      });
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
     const id = `term-${this.#nextId++}`;
     const entry = {
       id,
@@ -177,8 +214,22 @@ export class TerminalService {
       via: plan.via,
       terminal,
     });
+    const seconds = this.#options.limits.commandSeconds ?? 0;
+    const timer = seconds > 0
+      ? setTimeout(() => {
+        const hit = commandSecondsHit(seconds);
+        this.#emit({ type: "limit", id, sessionId: request.sessionId, hit });
+        void terminal.killForLimit(hit, this.#options.killGraceMs);
+      }, seconds * 1000)
+      : undefined;
     void terminal.wait().then((status) => {
+      clearTimeout(timer);
+      giveBack();
       const durationMs = performance.now() - entry.startedAt;
+      const hit = terminal.limitHit;
+      if (hit !== null && hit.limit !== "limits.commandSeconds") {
+        this.#emit({ type: "limit", id, sessionId: request.sessionId, hit });
+      }
       this.#emit({ type: "exited", id, sessionId: request.sessionId, status, durationMs });
     });
     return id;

@@ -5,6 +5,13 @@
 
 import { SessionConflictError, SessionNotFoundError, SessionUsageError } from "./errors.ts";
 import { Session, type SessionInfo, type SessionOptions } from "./session.ts";
+import {
+  idleHit,
+  type LimitHit,
+  type Limits,
+  type SandboxSettings,
+  TerminalBudget,
+} from "../sandbox/mod.ts";
 
 /** Settings shared by every session a manager opens. */
 export interface SessionDefaults {
@@ -17,6 +24,16 @@ export interface SessionDefaults {
   env?: Record<string, string>;
   /** Most sessions open at once. */
   maxSessions?: number;
+  /** The sandbox every session's program runs in (default: off). */
+  sandbox?: SandboxSettings;
+  /** `limits` of the configuration (terminals, commandSeconds, cpuSeconds, memoryBytes, processes). */
+  limits?: Limits;
+  /** Places for running terminals, shared with the terminal service; by default its own. */
+  budget?: TerminalBudget;
+  /** Close a session nobody used and nothing ran in for this many seconds (0: never). */
+  idleTimeoutSeconds?: number;
+  /** Told of every limit a session hits, the idle timeout included (for the audit log). */
+  onLimit?: (session: string, hit: LimitHit) => void;
 }
 
 const NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -26,9 +43,15 @@ export class SessionManager {
   readonly #sessions = new Map<string, Session>();
   readonly #opening = new Map<string, Promise<Session>>();
   readonly #defaults: SessionDefaults;
+  readonly #budget: TerminalBudget;
+  readonly #lastUse = new Map<string, number>();
+  /** Why a session that is gone went (the idle timeout), for the next request naming it. */
+  readonly #gone = new Map<string, string>();
+  #reaper: ReturnType<typeof setInterval> | undefined;
 
   constructor(defaults: SessionDefaults = {}) {
     this.#defaults = defaults;
+    this.#budget = defaults.budget ?? new TerminalBudget(defaults.limits?.terminals ?? 0);
   }
 
   /**
@@ -54,13 +77,31 @@ export class SessionManager {
         `Cannot open session "${name}": ${max} sessions are open, the most allowed`,
       );
     }
-    const { maxSessions: _, ...defaults } = this.#defaults;
-    const opening = Session.open({ ...defaults, ...withoutUndefined(options), name });
+    const giveBack = this.#budget.take(`session "${name}"`);
+    const {
+      maxSessions: _max,
+      budget: _budget,
+      idleTimeoutSeconds: _idle,
+      onLimit,
+      ...defaults
+    } = this.#defaults;
+    const opening = Session.open({
+      ...defaults,
+      ...withoutUndefined(options),
+      name,
+      onLimit: (hit) => onLimit?.(name, hit),
+    });
     this.#opening.set(name, opening);
     try {
       const session = await opening;
       this.#sessions.set(name, session);
+      this.#gone.delete(name);
+      this.#used(name);
+      void session.terminal.wait().then(giveBack);
       return session;
+    } catch (error) {
+      giveBack();
+      throw error;
     } finally {
       this.#opening.delete(name);
     }
@@ -72,7 +113,14 @@ export class SessionManager {
    */
   get(name: string): Session {
     const session = this.#sessions.get(name);
-    if (session !== undefined) return session;
+    if (session !== undefined) {
+      this.#used(name);
+      return session;
+    }
+    const gone = this.#gone.get(name);
+    if (gone !== undefined) {
+      throw new SessionNotFoundError(`No session is called "${name}": ${gone}`);
+    }
     const open = [...this.#sessions.keys()].map((n) => `"${n}"`).join(", ") || "none";
     throw new SessionNotFoundError(`No session is called "${name}" (open: ${open})`);
   }
@@ -82,8 +130,8 @@ export class SessionManager {
    * does not exist yet; concurrent callers get the same session.
    */
   async getOrOpen(name: string, options: Omit<SessionOptions, "name"> = {}): Promise<Session> {
-    return this.#sessions.get(name) ?? await this.#opening.get(name) ??
-      await this.open({ ...options, name });
+    if (this.#sessions.has(name)) return this.get(name);
+    return await this.#opening.get(name) ?? await this.open({ ...options, name });
   }
 
   /** Whether a session called `name` is open. */
@@ -100,6 +148,8 @@ export class SessionManager {
   async close(name: string): Promise<void> {
     const session = this.get(name);
     this.#sessions.delete(name);
+    this.#lastUse.delete(name);
+    if (this.#sessions.size === 0) this.#stopReaper();
     await session.close();
   }
 
@@ -116,8 +166,40 @@ export class SessionManager {
 
   /** Closes every session. */
   async closeAll(): Promise<void> {
+    this.#stopReaper();
     await Promise.allSettled([...this.#opening.values()]);
     await Promise.all([...this.#sessions.keys()].map((name) => this.close(name)));
+  }
+
+  #used(name: string): void {
+    this.#lastUse.set(name, performance.now());
+    const seconds = this.#defaults.idleTimeoutSeconds ?? 0;
+    if (seconds > 0 && this.#reaper === undefined) {
+      const ms = seconds * 1000;
+      this.#reaper = setInterval(() => void this.#closeIdle(ms), Math.min(ms / 4, 15_000));
+    }
+  }
+
+  #stopReaper(): void {
+    clearInterval(this.#reaper);
+    this.#reaper = undefined;
+  }
+
+  /** Closes the sessions nobody used, that printed nothing and ran nothing for `idleMs`. */
+  async #closeIdle(idleMs: number): Promise<void> {
+    const now = performance.now();
+    for (const info of this.list()) {
+      const used = this.#lastUse.get(info.name) ?? 0;
+      if (now - used <= idleMs || info.idleMs <= idleMs || info.running !== null) continue;
+      const hit = idleHit(info.name, idleMs / 1000);
+      this.#gone.set(info.name, hit.message);
+      this.#defaults.onLimit?.(info.name, hit);
+      const session = this.#sessions.get(info.name);
+      this.#sessions.delete(info.name);
+      this.#lastUse.delete(info.name);
+      await session?.close();
+    }
+    if (this.#sessions.size === 0) this.#stopReaper();
   }
 }
 

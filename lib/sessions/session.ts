@@ -15,6 +15,8 @@ import { CastRecorder } from "./recorder.ts";
 import { integrateShell } from "./shell_integration.ts";
 import { ShellState } from "./shell_state.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
+import { limitCommandTime } from "./command_timer.ts";
+import { type LimitHit, type Limits, sandboxPrefix, type SandboxSettings } from "../sandbox/mod.ts";
 
 /** How the end of a command was known. */
 export type Completion = "shell-integration" | "screen-stable";
@@ -32,6 +34,12 @@ export interface SessionOptions {
   scrollback?: number;
   /** Record the session to this asciicast file from the start. */
   record?: string;
+  /** The sandbox the program runs in (default: off). */
+  sandbox?: SandboxSettings;
+  /** Resource limits of the program, and `commandSeconds` for each command its shell runs. */
+  limits?: Limits;
+  /** Told of every limit the session hits (for the audit log). */
+  onLimit?: (hit: LimitHit) => void;
 }
 
 /** What `exec` and `input` report. */
@@ -96,8 +104,9 @@ export class Session {
   #lastOutputAt = performance.now();
   #recorder: CastRecorder | undefined;
   #stopRecording: (() => void) | undefined;
+  #stopTimer: (() => void) | undefined;
 
-  private constructor(options: SessionOptions) {
+  private constructor(options: SessionOptions, sandbox: string[] | undefined) {
     const env = { ...runtime.env(), ...options.env };
     this.name = options.name;
     this.program = options.program ?? [defaultShell(env)];
@@ -112,8 +121,17 @@ export class Session {
       cols: options.cols,
       rows: options.rows,
       scrollback: options.scrollback,
+      sandbox,
+      limits: options.limits,
     };
     this.terminal = Terminal.spawn(spawn);
+    const seconds = options.limits?.commandSeconds ?? 0;
+    if (seconds > 0 && this.integration === "shell") {
+      this.#stopTimer = limitCommandTime(this.terminal, seconds, {
+        graceMs: 2000,
+        onHit: options.onLimit,
+      });
+    }
     this.terminal.onOsc((osc, offset) => this.#shell.mark(osc, offset));
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) this.record(options.record);
@@ -125,7 +143,10 @@ export class Session {
    * @throws {SpawnError} when the program or the working directory is missing
    */
   static async open(options: SessionOptions): Promise<Session> {
-    const session = new Session(options);
+    const env = { ...runtime.env(), ...options.env };
+    const cwd = options.cwd ?? runtime.cwd();
+    const sandbox = await sandboxPrefix(options.sandbox, cwd, env) ?? undefined;
+    const session = new Session(options, sandbox);
     try {
       if (session.integration === "shell") {
         await session.terminal.waitFor(
@@ -332,6 +353,7 @@ export class Session {
 
   /** Ends the program (every process group of its terminal's session) and the recording. */
   async close(): Promise<void> {
+    this.#stopTimer?.();
     await this.terminal.dispose();
     this.record(null);
   }

@@ -200,6 +200,21 @@ export class Terminal {
     this.#cgroup?.kill(); // What the group kill missed (setsid, double forks).
   }
 
+  /**
+   * Adds a line of termbridge's own to the output (`termbridge: MESSAGE`), as
+   * if the program had printed it, so that whoever reads the output or the
+   * screen learns what termbridge did (a limit it enforced).
+   */
+  announce(message: string): void {
+    if (this.#disposed) return;
+    const line = encoder.encode(`\r\ntermbridge: ${message}\r\n`);
+    this.#raw.append(line);
+    const text = this.#plain.push(line);
+    if (text !== "") this.#text.append(encoder.encode(text));
+    this.#emulator?.write(line);
+    this.#notify();
+  }
+
   /** Whether `dispose()` was called. */
   get disposed(): boolean {
     return this.#disposed;
@@ -452,11 +467,7 @@ export class Terminal {
 
   #report(hit: LimitHit): void {
     this.#limitHit = hit;
-    const line = encoder.encode(`\r\ntermbridge: ${hit.message}\r\n`);
-    this.#raw.append(line);
-    this.#text.append(encoder.encode(this.#plain.push(line)));
-    this.#emulator?.write(line);
-    this.#notify();
+    this.announce(hit.message);
   }
 
   #notify(): void {

@@ -220,7 +220,7 @@ describe("plain renderer", () => {
     const renderer = new PlainRenderer(target);
     const stop = service.onEvent((event) => renderer.terminal(event));
     try {
-      const id = service.create({ sessionId: "s", command: "printf 'a\\nb\\n'" });
+      const id = await service.create({ sessionId: "s", command: "printf 'a\\nb\\n'" });
       renderer.update(note({
         sessionUpdate: "tool_call",
         toolCallId: "t1",
@@ -251,7 +251,7 @@ describe("plain renderer", () => {
     const renderer = new PlainRenderer(target);
     const stop = service.onEvent((event) => renderer.terminal(event));
     try {
-      const id = service.create({ sessionId: "s", command: "echo early" });
+      const id = await service.create({ sessionId: "s", command: "echo early" });
       await service.waitForExit("s", id);
       renderer.update(note({
         sessionUpdate: "tool_call_update",
@@ -273,7 +273,7 @@ describe("plain renderer", () => {
     const renderer = new PlainRenderer(target);
     const stop = service.onEvent((event) => renderer.terminal(event));
     try {
-      const id = service.create({ sessionId: "s", command: "printf 'partial'; sleep 30" });
+      const id = await service.create({ sessionId: "s", command: "printf 'partial'; sleep 30" });
       renderer.update(note({
         sessionUpdate: "tool_call",
         toolCallId: "t3",

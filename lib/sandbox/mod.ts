@@ -1,0 +1,12 @@
+/**
+ * How a command is wrapped to run: containment (a cgroup per terminal and a
+ * watchdog, so that no process outlives termbridge), the bubblewrap sandbox,
+ * resource limits, and the limits on terminals and time.
+ * @module
+ */
+
+export { sandboxPrefix, SandboxUnavailableError, writeRoots } from "./bubblewrap.ts";
+export { type Containment, containment } from "./containment.ts";
+export { commandSecondsHit, idleHit, LimitError, TerminalBudget } from "./limits.ts";
+export { resourceLimitHit, rlimitPrefix } from "./rlimits.ts";
+export type * from "./types.ts";

@@ -1,0 +1,64 @@
+/**
+ * `limits.commandSeconds` in a shell session: each command the shell runs
+ * (sent by `exec` or typed) has that long; then its process group (the
+ * terminal's foreground job) is killed, SIGTERM then SIGKILL, and the
+ * terminal shows why. The shell itself and the session live on.
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import { runtime } from "../runtime/mod.ts";
+import { commandSecondsHit, type LimitHit } from "../sandbox/mod.ts";
+import type { Terminal } from "../terminal/terminal.ts";
+import { parseShellMark } from "./shell_integration.ts";
+
+/** The terminal's foreground process group as its leader's /proc entry says, or null. */
+function foregroundGroup(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const tpgid = Number(fields[5]);
+    return tpgid > 0 ? tpgid : null;
+  } catch {
+    return null; // The shell is gone.
+  }
+}
+
+/**
+ * Watches the shell's command marks and kills a command running longer than
+ * `seconds`; `onHit` is told (for the audit log). Returns a function that
+ * stops watching.
+ */
+export function limitCommandTime(
+  terminal: Terminal,
+  seconds: number,
+  options: { graceMs: number; onHit?: (hit: LimitHit) => void },
+): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const expire = () => {
+    const group = foregroundGroup(terminal.pid);
+    // At the prompt the shell's own group has the terminal: nothing to kill.
+    if (group === null || group === terminal.pid) return;
+    const hit = commandSecondsHit(seconds);
+    terminal.announce(hit.message);
+    options.onHit?.(hit);
+    runtime.kill(-group, "SIGTERM");
+    grace = setTimeout(() => runtime.kill(-group, "SIGKILL"), options.graceMs);
+  };
+  const stopOsc = terminal.onOsc((osc) => {
+    const mark = parseShellMark(osc);
+    if (mark?.kind === "command-start") {
+      clearTimeout(timer);
+      timer = setTimeout(expire, seconds * 1000);
+    } else if (mark?.kind === "command-end" || mark?.kind === "prompt") {
+      clearTimeout(timer);
+      clearTimeout(grace);
+    }
+  });
+  return () => {
+    stopOsc();
+    clearTimeout(timer);
+    clearTimeout(grace);
+  };
+}
