@@ -16,6 +16,8 @@
  * - `echo WORDS`: answers `echo: WORDS`.
  * - `burst N`: N message chunks in a row, then the end of the turn at once.
  * - `flood BYTES`: a command printing BYTES bytes at once, then a few chunks.
+ * - `run COMMAND LINE`: starts the command, reports `started`, then waits for
+ *   `session/cancel` without releasing it.
  * @module
  */
 
@@ -132,6 +134,13 @@ const SCENARIOS: Record<string, Scenario> = {
     await report("pids", { leader: Number(leader), child: Number(child) });
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     await say(client, sessionId, "got session/cancel");
+    return "cancelled";
+  },
+
+  async run({ client, sessionId, args, signal, report }) {
+    const terminal = await client.createTerminal({ sessionId, command: args.join(" ") });
+    await report("started", terminal.id);
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     return "cancelled";
   },
 

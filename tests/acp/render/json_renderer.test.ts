@@ -112,7 +112,11 @@ describe("json renderer", () => {
     const renderer = new JsonRenderer(target);
     const stop = service.onEvent((event) => renderer.terminal(event));
     try {
-      const id = await service.create({ sessionId: "s", command: "seq 1 20000", outputByteLimit: 100 });
+      const id = await service.create({
+        sessionId: "s",
+        command: "seq 1 20000",
+        outputByteLimit: 100,
+      });
       await service.waitForExit("s", id);
       await service.releaseAll();
       const chunks = objects(target.text).filter((o) => o.type === "terminal_output");

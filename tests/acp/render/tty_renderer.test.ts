@@ -134,7 +134,10 @@ describe("tty renderer", () => {
     const renderer = new TtyRenderer(target, { redrawMs: 5 });
     const stop = service.onEvent((event) => renderer.terminal(event));
     try {
-      const id = await service.create({ sessionId: "s", command: "printf 'one\\ntwo\\n'; sleep 30" });
+      const id = await service.create({
+        sessionId: "s",
+        command: "printf 'one\\ntwo\\n'; sleep 30",
+      });
       renderer.update(note({
         sessionUpdate: "tool_call",
         toolCallId: "t",

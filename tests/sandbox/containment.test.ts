@@ -1,0 +1,178 @@
+/**
+ * No process outlives termbridge: programs that leave their terminal's
+ * session (`setsid -f`), ignore the hang-up (`nohup`) or ignore SIGHUP and
+ * SIGTERM are gone after a release, and after `kill -9` of termbridge in every
+ * mode (the cgroup of each terminal, killed by the watchdog).
+ * @module
+ */
+
+import { describe, it, itWhen } from "../harness.ts";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { containment } from "../../lib/sandbox/mod.ts";
+import { Terminal } from "../../lib/terminal/terminal.ts";
+import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
+import { Child } from "../acp/child.ts";
+import { acpArgv, agentArgv } from "../acp/acp_run.ts";
+
+const contained = containment().root !== null;
+
+/**
+ * A command line whose processes try every way out, each writing its pid to
+ * `file`: a new session, nohup in the background, and one ignoring SIGHUP
+ * and SIGTERM; the line itself then sleeps.
+ */
+function escapees(file: string): string {
+  return [
+    `echo $$ >>${file};`,
+    `setsid -f sh -c 'echo $$ >>${file}; exec sleep 1000';`,
+    `nohup sh -c 'echo $$ >>${file}; exec sleep 1001' >/dev/null 2>&1 &`,
+    `sh -c 'trap "" HUP TERM; echo $$ >>${file}; exec sleep 1002' &`,
+    "exec sleep 1003",
+  ].join(" ");
+}
+
+function pidsIn(file: string): number[] {
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
+}
+
+async function allStarted(file: string): Promise<number[]> {
+  await waitUntil(() => pidsIn(file).length === 4, `4 pids in ${file}`, 30_000);
+  const pids = pidsIn(file);
+  await waitUntil(() => pids.every(isAlive), "every escapee running", 10_000);
+  return pids;
+}
+
+async function allGone(pids: number[]): Promise<void> {
+  await waitUntil(() => !pids.some(isAlive), `pids ${pids.join(" ")} to be gone`, 20_000);
+}
+
+function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "tb-contain-"));
+  return body(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Starts termbridge in a mode, lets it run the escapees, kills it with SIGKILL, checks nothing is left. */
+async function killNineLeavesNothing(
+  argv: string[],
+  start: (child: Child, command: string) => Promise<void>,
+  dir: string,
+): Promise<void> {
+  const file = join(dir, "pids");
+  const child = Child.start(argv, { cwd: dir });
+  try {
+    await start(child, escapees(file));
+    const pids = await allStarted(file);
+    assert.ok(child.signal("SIGKILL"));
+    await allGone(pids);
+  } finally {
+    await child.dispose();
+  }
+}
+
+describe("containment", () => {
+  it("containment: on this machine each terminal gets a cgroup, or the reason is said", () => {
+    const state = containment();
+    assert.ok(state.root !== null || state.reason !== "", "a root or a reason");
+  });
+
+  itWhen(
+    contained,
+    "containment: release kills setsid, nohup and signal-ignoring escapees",
+    async () => {
+      await withDir(async (dir) => {
+        const file = join(dir, "pids");
+        const terminal = Terminal.spawn({ argv: ["/bin/sh", "-c", escapees(file)], stdin: "null" });
+        try {
+          const pids = await allStarted(file);
+          assert.equal(pids[0], terminal.pid, "the reported pid is the program's");
+          await terminal.dispose();
+          await allGone(pids);
+        } finally {
+          await terminal.dispose();
+        }
+      });
+    },
+  );
+
+  itWhen(contained, "containment: a signal death is still reported exactly", async () => {
+    const terminal = Terminal.spawn({ argv: ["/bin/sh", "-c", "kill -TERM $$"] });
+    try {
+      assert.deepEqual(await terminal.wait(), { exitCode: null, signal: "SIGTERM" });
+    } finally {
+      await terminal.dispose();
+    }
+  });
+
+  itWhen(contained, "containment: kill -9 of termbridge serve leaves no process", async () => {
+    await withDir((dir) =>
+      killNineLeavesNothing([...termbridgeArgv(), "serve"], async (child, command) => {
+        await child.write(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "terminal/create",
+            params: { sessionId: "s", command },
+          }) + "\n",
+        );
+        await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
+      }, dir)
+    );
+  });
+
+  itWhen(contained, "containment: kill -9 of termbridge mcp leaves no process", async () => {
+    await withDir((dir) =>
+      killNineLeavesNothing([...termbridgeArgv(), "mcp"], async (child, command) => {
+        const send = (message: unknown) => child.write(JSON.stringify(message) + "\n");
+        await send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "test", version: "1" },
+          },
+        });
+        await child.waitForLine((line) => line.includes('"id":1'), "the initialize answer");
+        await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+        await send({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "terminal_execute", arguments: { command, timeout: 1 } },
+        });
+      }, dir)
+    );
+  });
+
+  itWhen(contained, "containment: kill -9 of termbridge run leaves no process", async () => {
+    await withDir(async (dir) => {
+      const script = join(dir, "escape.tb");
+      const command = escapees(join(dir, "pids"));
+      writeFileSync(
+        script,
+        `open\nexec --timeout 1 ${command}\nwait text NEVER-SHOWN --timeout 300\n`,
+      );
+      await killNineLeavesNothing(
+        [...termbridgeArgv(), "run", script],
+        () => Promise.resolve(),
+        dir,
+      );
+    });
+  });
+
+  itWhen(contained, "containment: kill -9 of termbridge acp leaves no process", async () => {
+    await withDir(async (dir) => {
+      const file = join(dir, "pids");
+      const argv = acpArgv(agentArgv("terminal_agent"), {
+        cwd: dir,
+        prompts: [`run ${escapees(file)}`],
+        flags: ["--yes"],
+      });
+      await killNineLeavesNothing(argv, () => Promise.resolve(), dir);
+    });
+  });
+});
