@@ -15,6 +15,7 @@ const LAYERS: Record<string, number> = {
   policy: 1,
   audit: 1,
   sandbox: 1,
+  safety: 1,
   cli: 1,
   service: 2,
   sessions: 2,

@@ -61,7 +61,7 @@ export function commandSecondsHit(seconds: number): LimitHit {
 /** The words for a session closed by the idle timeout. */
 export function idleHit(name: string, seconds: number): LimitHit {
   return {
-    limit: "limits.idleSeconds",
-    message: `session "${name}" closed: unused for longer than the idle timeout (${seconds} s)`,
+    limit: "idleTimeout",
+    message: `session "${name}" closed: unused for longer than idleTimeout (${seconds} s)`,
   };
 }

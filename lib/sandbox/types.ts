@@ -32,8 +32,6 @@ export interface Limits {
   memoryBytes?: number;
   /** Processes of the user while the command runs (RLIMIT_NPROC; root is exempt). */
   processes?: number;
-  /** Seconds after which a session nobody used is closed. */
-  idleSeconds?: number;
 }
 
 /** The resource limits a command is started with (setrlimit). */
