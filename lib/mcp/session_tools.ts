@@ -33,6 +33,8 @@ export interface SessionToolsOptions {
   recordDir?: string;
   /** Close sessions unused for this many milliseconds (0: never). */
   idleTimeoutMs?: number;
+  /** Working directory of the sessions these tools open (default: the manager's). */
+  cwd?: string;
 }
 
 /** Sessions as the MCP tools use them. */
@@ -132,7 +134,11 @@ export class SessionTools {
     args: { name: string; program?: string[]; cwd?: string; cols?: number; rows?: number },
   ): Promise<SessionInfo> {
     this.#disposed.delete(args.name);
-    const session = await this.#manager.open({ ...args, record: this.#recordPath(args.name) });
+    const session = await this.#manager.open({
+      ...args,
+      cwd: args.cwd ?? this.#options.cwd,
+      record: this.#recordPath(args.name),
+    });
     this.#lastUse.set(args.name, performance.now());
     return session.info();
   }
@@ -155,7 +161,10 @@ export class SessionTools {
   }
 
   #getOrOpen(name: string): Promise<Session> {
-    return this.#manager.getOrOpen(name, { record: this.#recordPath(name) });
+    return this.#manager.getOrOpen(name, {
+      cwd: this.#options.cwd,
+      record: this.#recordPath(name),
+    });
   }
 
   #recordPath(name: string): string | undefined {

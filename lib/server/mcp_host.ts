@@ -17,6 +17,7 @@ import { socketReadable, writeJsonLine } from "./socket_streams.ts";
 export interface McpRequest {
   readOnly: boolean;
   recordDir?: string;
+  cwd?: string;
 }
 
 /** Serves MCP on `socket` until the client leaves or `signal` aborts; the sessions stay. */
@@ -25,7 +26,10 @@ export async function serveMcp(
   request: McpRequest & { rest: Uint8Array; sessions: SessionManager; signal: AbortSignal },
 ): Promise<void> {
   // No idle reaper and no closeAll: the sessions belong to the server, not to this client.
-  const tools = new SessionTools(request.sessions, { recordDir: request.recordDir });
+  const tools = new SessionTools(request.sessions, {
+    recordDir: request.recordDir,
+    cwd: request.cwd,
+  });
   const server = createMcpServer(tools, { readOnly: request.readOnly });
   const closed = new Promise<void>((done) => server.onclose = done);
   await writeJsonLine(socket, { ok: true });

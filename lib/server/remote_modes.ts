@@ -1,19 +1,100 @@
 /**
  * `mcp`, `repl` and `run` with `--server`: the front ends on the session
- * server's sessions, which outlive them.
+ * server's sessions, which outlive them. `mcp --server` pipes its stdio to an
+ * MCP connection the server hosts over its sessions.
  * @module
  */
 
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseModeArgs } from "../cli/args.ts";
 import { UsageError } from "../cli/usage.ts";
+import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { reachServer } from "./autostart.ts";
+import { socketPath } from "./paths.ts";
 
-/** `termbridge mcp --server`. */
-export function mcpServerMain(_args: string[]): Promise<number> {
-  throw new UsageError("mcp --server is not available yet");
+const MCP_HELP =
+  `Usage: termbridge mcp --server [-L NAME | --socket PATH] [--read-only] [--record DIR]
+
+An MCP server on stdin/stdout with the tools of "termbridge mcp", whose
+sessions live in the session server (started if none runs): they outlive this
+process, so an agent's shells survive an MCP restart, and a person can watch
+or take over with "termbridge attach NAME" ("default" is the tools' default
+session). Sessions it opens start in the current directory; the server's
+configuration sets their shell and size.
+
+Options:
+  -L, --name NAME   use the server called NAME (default "default")
+  --socket PATH     use the server on the socket PATH (also $TERMBRIDGE_SOCKET)
+  --read-only       offer only the tools that read
+  --record DIR      record the sessions this client opens to DIR (asciicast)
+  -h, --help        show this help
+`;
+
+/** `termbridge mcp --server`: stdio piped to an MCP connection of the session server. */
+export async function mcpServerMain(args: string[]): Promise<number> {
+  const { values } = parseModeArgs("mcp --server", args, {
+    name: { type: "string", short: "L" },
+    socket: { type: "string" },
+    "read-only": { type: "boolean" },
+    record: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    await runtime.writeStdout(MCP_HELP);
+    return 0;
+  }
+  const recordDir = values.record === undefined ? undefined : resolve(values.record);
+  if (recordDir !== undefined) mkdirSync(recordDir, { recursive: true });
+  const env = runtime.env();
+  const connection = await reachServer(
+    {
+      hello: "termbridge",
+      kind: "mcp",
+      readOnly: values["read-only"] ?? false,
+      recordDir,
+      cwd: runtime.cwd(),
+    },
+    {
+      path: socketPath({ name: values.name, path: values.socket }, env),
+      env,
+      start: true,
+      notice: (line) => void runtime.writeStderr(line + "\n"),
+    },
+  );
+  const { socket } = connection;
+  const closed = new Promise<void>((done) => socket.once("close", () => done()));
+  socket.on("error", () => {}); // "close" follows.
+  socket.on(
+    "data",
+    (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()),
+  );
+  if (connection.rest.length > 0) void runtime.writeStdout(connection.rest);
+  socket.resume();
+  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
+    runtime.onSignal(signal, () => socket.destroy())
+  );
+  // End of our stdin ends the server's input: it answers what it was asked, then closes.
+  void (async () => {
+    for await (const chunk of runtime.stdin()) {
+      if (socket.destroyed) return;
+      socket.write(chunk);
+    }
+    socket.end();
+  })().catch(() => socket.destroy());
+  try {
+    await closed;
+  } finally {
+    stops.forEach((stop) => stop());
+  }
+  return 0;
 }
 
 /** `termbridge repl --server`. */
 export function replServerMain(_args: string[]): Promise<number> {
-  throw new UsageError("repl --server is not available yet");
+  throw new UsageError(
+    `"repl --server" is not available yet: use "termbridge attach NAME" and the commands (termbridge --help)`,
+  );
 }
 
 /** `termbridge run --server`. */

@@ -91,7 +91,8 @@ export async function serverMain(args: string[]): Promise<number> {
   const stop = () => stopping.abort();
   if (values["exit-empty"]) sessions.onClosed = () => sessions.list().length === 0 && stop();
   const clients = new Set<Socket>();
-  const server = createServer((socket) => {
+  // Half-open: a client that has said all it will say (end of its input) still gets its answers.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
     clients.add(socket);
     socket.on("close", () => clients.delete(socket));
     socket.on("error", () => {}); // A client gone mid-write; "close" follows.
@@ -184,6 +185,7 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
       const leave = () => socket.destroy();
       signal.addEventListener("abort", leave, { once: true });
       await done.finally(() => signal.removeEventListener("abort", leave));
+      socket.end();
       return;
     }
     case "attach":

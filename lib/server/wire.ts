@@ -24,7 +24,14 @@ export type Hello =
     size: { cols: number; rows: number } | null;
     readOnly: boolean;
   }
-  | { hello: "termbridge"; kind: "mcp"; readOnly: boolean; recordDir?: string; client?: string };
+  | {
+    hello: "termbridge";
+    kind: "mcp";
+    readOnly: boolean;
+    recordDir?: string;
+    /** Working directory of the sessions this client's tools open. */
+    cwd?: string;
+  };
 
 /** The server's answer to the hello. */
 export type HelloReply =

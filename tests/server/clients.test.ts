@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { describe, itWhen } from "../harness.ts";
+import { McpProcess } from "../mcp/_kit.ts";
+import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
+
+/** Whether tmux is installed (the attached client's terminal). */
+const HAS_TMUX = await runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] })
+  .exited.then((status) => status.exitCode === 0);
+
+/** Runs tmux on the world's private tmux socket and returns its stdout. */
+async function tmux(world: World, args: string[]): Promise<string> {
+  const child = runtime.spawnPiped({
+    argv: ["tmux", "-S", join(world.dir, "tmux.sock"), ...args],
+    env: world.env,
+    stderr: "pipe",
+  });
+  await child.stdin.close();
+  const [stdout, , status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr!).text(),
+    child.exited,
+  ]);
+  if (status.exitCode !== 0) throw new Error(`tmux ${args.join(" ")} failed`);
+  return stdout;
+}
+
+/** Polls tmux's pane until it shows `pattern`. */
+async function paneShows(world: World, pattern: RegExp, what: string): Promise<string> {
+  let pane = "";
+  const deadline = performance.now() + 20_000;
+  while (!pattern.test(pane = await tmux(world, ["capture-pane", "-p", "-t", "watch"]))) {
+    if (performance.now() > deadline) {
+      throw new Error(`Timed out waiting for ${what}; the attached pane shows:\n${pane}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return pane;
+}
+
+/** The MCP client through `termbridge mcp --server` in `world`. */
+function mcpClient(world: World): Promise<McpProcess> {
+  return McpProcess.start({ args: ["--server"], env: world.env, cwd: world.dir });
+}
+
+describe("session server: several clients", () => {
+  itWhen(
+    BINARY_CURRENT,
+    "an agent's shells survive an MCP restart (mcp --server)",
+    () =>
+      inWorld("binary", async (world) => {
+        const first = await mcpClient(world);
+        try {
+          const ran = await first.json("terminal_execute", { command: "cd /tmp; X=42" });
+          assert.equal(ran.exit_code, 0);
+        } finally {
+          await first.close();
+        }
+        const second = await mcpClient(world);
+        try {
+          const ran = await second.json("terminal_execute", { command: 'echo "x=$X"; pwd' });
+          assert.equal(ran.content, "x=42\n/tmp\n");
+          assert.equal(ran.working_dir, "/tmp");
+        } finally {
+          await second.close();
+        }
+        assert.match(await world.ok(["ls"]), /^default\s+bash/m);
+      }),
+  );
+
+  itWhen(
+    BINARY_CURRENT && HAS_TMUX,
+    "an MCP client and a person attached through tmux share a session, each seeing the other",
+    () =>
+      inWorld("binary", async (world) => {
+        await world.ok(["new", "shared", "--size", "90x20"]);
+        // The pane outlives the attach, so that what it said at the end can be read.
+        const attach = `${
+          [...termbridgeFor("binary"), "attach", "shared"].join(" ")
+        }; echo attach-ended; sleep 600`;
+        await tmux(world, ["new-session", "-d", "-s", "watch", "-x", "90", "-y", "20", attach]);
+        try {
+          await paneShows(world, /Attached to "shared"/, "the attach");
+          const mcp = await mcpClient(world);
+          try {
+            // The agent types; the person sees it.
+            await mcp.ok("type", { text: "echo from-mcp-$((6*7))", session: "shared" });
+            await mcp.ok("sendKey", { key: "Enter", session: "shared" });
+            await paneShows(world, /^from-mcp-42$/m, "the agent's command on the attached screen");
+            // The person types; the agent sees it.
+            await tmux(world, ["send-keys", "-t", "watch", "echo from-person-$((3*3))", "Enter"]);
+            const waited = await mcp.json("wait", {
+              text: "from-person-9",
+              session: "shared",
+              timeout: 20,
+            });
+            assert.ok(waited.elapsedMs >= 0);
+            const screen = await mcp.ok("getContent", { session: "shared", visibleOnly: true });
+            assert.match(screen, /^from-person-9$/m);
+          } finally {
+            await mcp.close();
+          }
+          // Ctrl+] detaches the person; the session goes on.
+          await tmux(world, ["send-keys", "-t", "watch", "C-]"]);
+          await paneShows(world, /Detached from "shared"[^]*attach-ended/, "the detach");
+          assert.equal(await world.ok(["exec", "shared", "echo still-here"]), "still-here\n");
+        } finally {
+          await tmux(world, ["kill-server"]).catch(() => {});
+        }
+      }),
+  );
+});
