@@ -33,6 +33,8 @@ Options:
   --record DIR           record every session to DIR as an asciicast file (asciinema play)
   --config FILE          a termbridge.jsonc file (default: ./termbridge.jsonc if present,
                          over $XDG_CONFIG_HOME/termbridge/termbridge.jsonc)
+  --server               use the session server's sessions, which outlive this process
+                         ("termbridge mcp --server --help" for its options)
   -h, --help             show this help
 
 Add it to an MCP client as the command "termbridge" with the argument "mcp".

@@ -36,6 +36,8 @@ Options:
       --timeout S         default timeout of expect and wait, seconds (default 10)
       --exec-timeout S    default timeout of exec and input, seconds (default 30)
   -x, --trace             print each line on stderr before running it, and how it went
+      --server            run on the session server's sessions (started if none runs), which
+                          stay open at the end; -L NAME or --socket PATH choose the server
   -h, --help              show this help
 
 Exit status: 0 every line succeeded; 1 a line failed, could not be read, or a
@@ -143,8 +145,35 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   return all;
 }
 
-/** Runs `termbridge run`; resolves with the exit code. */
-export async function runMain(args: string[]): Promise<number> {
+/**
+ * Runs the lines of a script: in this process (the default), or elsewhere
+ * (the session server, for `run --server`).
+ */
+export interface StepRunner {
+  /** Runs one line; `quit` says the script asked to stop. */
+  run(parsed: ParsedLine, signal: AbortSignal): Promise<StepResult & { quit?: boolean }>;
+  /** Ends the run; in this process, every session the script opened is closed. */
+  finish(): Promise<void>;
+}
+
+/** Makes the runner of a script with these default timeouts. */
+export type RunnerFactory = (timeouts: { exec?: number; wait?: number }) => Promise<StepRunner>;
+
+/** Runs lines against sessions of this process, closed at the end. */
+const localRunner: RunnerFactory = (timeouts) => {
+  const sessions = new SessionManager({ cwd: runtime.cwd() });
+  const ctx = new ConsoleContext({ sessions, mode: "script", cwd: runtime.cwd(), timeouts });
+  return Promise.resolve({
+    run: async (parsed, signal) => ({
+      ...await runParsed(ctx, parsed, { signal }),
+      quit: ctx.quitRequested,
+    }),
+    finish: () => sessions.closeAll(),
+  });
+};
+
+/** Runs `termbridge run`; resolves with the exit code. `remote` runs the lines elsewhere. */
+export async function runMain(args: string[], remote?: RunnerFactory): Promise<number> {
   const options = parseOptions(args);
   if (options === "help") {
     await runtime.writeStdout(HELP);
@@ -186,13 +215,7 @@ export async function runMain(args: string[]): Promise<number> {
     return 1;
   }
 
-  const sessions = new SessionManager({ cwd: runtime.cwd() });
-  const ctx = new ConsoleContext({
-    sessions,
-    mode: "script",
-    cwd: runtime.cwd(),
-    timeouts: options.timeouts,
-  });
+  const runner = await (remote ?? localRunner)(options.timeouts);
   const abort = new AbortController();
   let interrupted: ShutdownSignal | undefined;
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
@@ -206,7 +229,7 @@ export async function runMain(args: string[]): Promise<number> {
     for (const { number, parsed } of lines) {
       if (options.trace) await runtime.writeStderr(`+ ${parsed.line}\n`);
       const started = performance.now();
-      const result = await runParsed(ctx, parsed, { signal: abort.signal });
+      const result = await runner.run(parsed, abort.signal);
       report.push(step(number, result, performance.now() - started));
       if (!options.json && result.output !== "") await runtime.writeStdout(result.output + "\n");
       if (options.trace && result.note !== undefined) {
@@ -221,11 +244,11 @@ export async function runMain(args: string[]): Promise<number> {
         failures++;
         break;
       }
-      if (ctx.quitRequested || (!result.ok && !options.keepGoing)) break;
+      if (result.quit || (!result.ok && !options.keepGoing)) break;
     }
   } finally {
     stops.forEach((stop) => stop());
-    await sessions.closeAll();
+    await runner.finish();
   }
   if (options.keepGoing && failures > 0) {
     await runtime.writeStderr(`${label}: ${failures} of ${report.length} steps failed\n`);

@@ -94,13 +94,20 @@ export class RpcClient {
    * Sends a request and waits for its answer.
    * @throws {ServerRequestError} with the server's error
    */
-  request<T = unknown>(method: string, params: unknown = {}): Promise<T> {
+  request<T = unknown>(method: string, params: unknown = {}, signal?: AbortSignal): Promise<T> {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
+    const cancel = () =>
+      this.#send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } });
+    signal?.addEventListener("abort", cancel, { once: true });
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.#socket.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
+      this.#send({ jsonrpc: "2.0", id, method, params });
+    }).finally(() => signal?.removeEventListener("abort", cancel));
+  }
+
+  #send(message: unknown): void {
+    if (!this.#socket.destroyed) this.#socket.write(JSON.stringify(message) + "\n");
   }
 
   /** Ends the connection. */

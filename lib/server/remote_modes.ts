@@ -10,7 +10,11 @@ import { resolve } from "node:path";
 import { parseModeArgs } from "../cli/args.ts";
 import { UsageError } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import type { StepResult } from "../console/mod.ts";
+import { runMain, type RunnerFactory } from "../script/script_mode.ts";
 import { reachServer } from "./autostart.ts";
+import { RpcClient } from "./client.ts";
+import { SERVER_METHODS } from "./wire.ts";
 import { socketPath } from "./paths.ts";
 
 const MCP_HELP =
@@ -97,7 +101,61 @@ export function replServerMain(_args: string[]): Promise<number> {
   );
 }
 
-/** `termbridge run --server`. */
-export function runServerMain(_args: string[]): Promise<number> {
-  throw new UsageError("run --server is not available yet");
+/**
+ * `termbridge run --server [-L NAME | --socket PATH] ...`: the script's lines
+ * run in the session server, on one console of its own (current session,
+ * last exec); the sessions it opens stay open when it ends.
+ */
+export async function runServerMain(args: string[]): Promise<number> {
+  const { socket: chosen, rest } = socketOptions(args);
+  const env = runtime.env();
+  const runner: RunnerFactory = async (timeouts) => {
+    const rpc = new RpcClient(
+      await reachServer({ hello: "termbridge", kind: "rpc" }, {
+        path: socketPath(chosen, env),
+        env,
+        start: true,
+        notice: (line) => void runtime.writeStderr(line + "\n"),
+      }),
+    );
+    return {
+      run: (parsed, signal) =>
+        rpc.request<StepResult & { quit?: boolean }>(SERVER_METHODS.consoleRun, {
+          line: parsed.line,
+          cwd: runtime.cwd(),
+          persistent: true,
+          timeouts,
+        }, signal).catch((error) => ({
+          command: parsed.command.name,
+          ok: false,
+          output: "",
+          error: (error as Error).message,
+        })),
+      finish: () => Promise.resolve(rpc.close()),
+    };
+  };
+  return await runMain(rest, runner);
+}
+
+/** Takes `-L NAME`, `--name NAME` and `--socket PATH` out of `args`. */
+function socketOptions(
+  args: string[],
+): { socket: { name?: string; path?: string }; rest: string[] } {
+  const socket: { name?: string; path?: string } = {};
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
+    if (flag === "-L" || flag === "--name" || flag === "--socket") {
+      const value = inline ?? args[++i];
+      if (value === undefined) throw new UsageError(`Cannot use ${flag}: it needs a value`);
+      if (flag === "--socket") socket.path = value;
+      else socket.name = value;
+    } else {
+      rest.push(arg);
+    }
+  }
+  return { socket, rest };
 }

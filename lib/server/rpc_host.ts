@@ -35,6 +35,9 @@ const schemas = {
     line: z.string(),
     session: z.string().optional(),
     cwd: z.string().optional(),
+    /** Run in this connection's own console (current session, last exec), as a script does. */
+    persistent: z.boolean().optional(),
+    timeouts: z.object({ exec: z.number().optional(), wait: z.number().optional() }).optional(),
   }),
   read: z.object({ name: z.string(), sinceLast: z.boolean().optional() }),
 };
@@ -43,6 +46,7 @@ const schemas = {
 export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Promise<void> {
   const { sessions } = options;
   const app = serveSessions(acp.client({ name: "termbridge server" }), sessions);
+  let scriptConsole: ConsoleContext | undefined;
   app.onRequest(SERVER_METHODS.consoleRun, schemas.consoleRun, async ({ params, signal }) => {
     let parsed;
     try {
@@ -52,9 +56,17 @@ export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Pro
       throw error;
     }
     if (parsed === null) throw new acp.RequestError(-32602, "Cannot run an empty line");
-    const ctx = new ConsoleContext({ sessions, mode: "script", cwd: params.cwd ?? "/" });
-    ctx.current = params.session;
-    return await runParsed(ctx, parsed, { signal });
+    const made = () =>
+      new ConsoleContext({
+        sessions,
+        mode: "script",
+        cwd: params.cwd ?? "/",
+        timeouts: params.timeouts,
+      });
+    const ctx = params.persistent ? scriptConsole ??= made() : made();
+    if (params.session !== undefined) ctx.current = params.session;
+    const result = await runParsed(ctx, parsed, { signal });
+    return { ...result, quit: ctx.quitRequested };
   });
   app.onRequest(SERVER_METHODS.read, schemas.read, ({ params }) =>
     mapped(() => {

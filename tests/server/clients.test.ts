@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
-import { describe, itWhen } from "../harness.ts";
+import { describe, it, itWhen } from "../harness.ts";
 import { McpProcess } from "../mcp/_kit.ts";
 import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
 
@@ -45,6 +45,24 @@ function mcpClient(world: World): Promise<McpProcess> {
 }
 
 describe("session server: several clients", () => {
+  it("run --server runs a script on the server's sessions, which stay open after it", () =>
+    inWorld("source", async (world) => {
+      const script =
+        "open job\nexec cd /tmp && echo one\nexpect-exit 0\nexec false\nexpect-exit 1\n";
+      const first = await world.tb(["run", "--server", "-"], { stdin: script });
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(first.stdout, "one\n[exit 1]\n");
+      assert.equal(await world.ok(["exec", "job", "pwd"]), "/tmp\n");
+      const second = await world.tb(["run", "--server", "-"], {
+        stdin: "use job\nexec echo two\nexpect-exit 3\n",
+      });
+      assert.equal(second.code, 1);
+      assert.match(
+        second.stderr,
+        /stdin:3: expect-exit 3: Expected exit code 3 from "echo two", got exit code 0/,
+      );
+    }));
+
   itWhen(
     BINARY_CURRENT,
     "an agent's shells survive an MCP restart (mcp --server)",
