@@ -8,112 +8,24 @@
 
 import { settleWithin } from "../terminal/timing.ts";
 import * as acp from "@agentclientprotocol/sdk";
-import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
-import { UsageError, VERSION } from "../cli/usage.ts";
+import { VERSION } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
+import { ACP_EXIT, type AcpOptions, HELP, parseOptions } from "./acp_options.ts";
 import { type AgentProcess, startAgent } from "./agent_process.ts";
+import { checkUpdates, type InvalidUpdate } from "./agent_stream.ts";
 import { serveFiles, serveTerminals } from "./client_handlers.ts";
-import {
-  type AskPerson,
-  PermissionDesk,
-  type PermissionPolicy,
-  toPermissionResponse,
-} from "./permissions.ts";
+import { watchFileRequests } from "./file_activity.ts";
+import { type AskPerson, PermissionDesk, toPermissionResponse } from "./permissions.ts";
 import { ChatConsole, stdinLines } from "./prompt_sources.ts";
 import { chooseRenderMode, createRenderer } from "./render/mod.ts";
-import { inArrivalOrder } from "./stdio.ts";
 import type { Renderer } from "./render/types.ts";
 
-const HELP = `Usage: termbridge acp [OPTIONS] -- AGENT [ARGS...]
+/** How long after `session/cancel` the agent may take to end the turn before termbridge stops it. */
+export const CANCEL_GRACE_MS = 2000;
 
-Runs AGENT as an Agent Client Protocol (v1) agent on its stdio, opens a
-session and sends it prompts. Its terminal/* requests run in real PTYs, its
-fs/* requests read and write real files, and what it does is shown as it
-happens.
-
-Prompts come from --prompt (one turn each, then exit); otherwise, on a
-terminal, from an interactive chat (Ctrl+C cancels a turn, twice quits);
-otherwise one prompt per line of stdin.
-
-Options:
-  -p, --prompt TEXT      send TEXT as a prompt (repeatable, in order)
-      --cwd DIR          the session's working directory (default: the current one)
-  -y, --yes              answer permission requests with the allow_once option
-                         (reject_once when the agent offers no allow_once)
-  -n, --no               answer permission requests with the reject_once option
-      --json             print one JSON object per line instead of rendering
-      --agent-log FILE   append the agent's stderr to FILE (default: pass it through)
-      --auth ID          authenticate with this method before the session
-      --output-limit N   hard ceiling of kept output per terminal, bytes (default 16 MiB)
-  -h, --help             show this help
-
-Without --yes or --no, permission requests are asked on a terminal and
-answered reject_once otherwise. A flag never picks an allow_always or
-reject_always option (agents remember those for later runs); with no option
-of the kind it picks, the answer is "cancelled", and the output says so.
-
-Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
-command line; 3 a turn ended otherwise (refusal, max_tokens,
-max_turn_requests); 4 cancelled (Ctrl+C or a signal); 5 the agent exited or
-crashed; 6 protocol error (unsupported version, the agent answered an error).
-`;
-
-/** Exit codes of the `acp` mode (documented in its help). */
-export const ACP_EXIT = {
-  ok: 0,
-  failure: 1,
-  stopped: 3,
-  cancelled: 4,
-  agentGone: 5,
-  protocol: 6,
-} as const;
-
-interface AcpOptions {
-  agent: string[];
-  prompts: string[];
-  cwd: string;
-  policy: PermissionPolicy;
-  json: boolean;
-  agentLog?: string;
-  auth?: string;
-  outputLimit?: number;
-}
-
-function parseOptions(args: string[]): AcpOptions | "help" {
-  const split = args.indexOf("--");
-  const own = split === -1 ? args : args.slice(0, split);
-  const { values, positionals } = parseModeArgs("acp", own, {
-    prompt: { type: "string", short: "p", multiple: true },
-    cwd: { type: "string" },
-    yes: { type: "boolean", short: "y" },
-    no: { type: "boolean", short: "n" },
-    json: { type: "boolean" },
-    "agent-log": { type: "string" },
-    auth: { type: "string" },
-    "output-limit": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  }, true);
-  if (values.help) return "help";
-  const agent = split === -1 ? positionals : [...positionals, ...args.slice(split + 1)];
-  if (agent.length === 0) {
-    throw new UsageError(
-      'Cannot start "acp" without an agent: give it after "--", e.g. termbridge acp -- my-agent --stdio',
-    );
-  }
-  if (values.yes && values.no) throw new UsageError("Cannot use --yes and --no together: pick one");
-  const interactive = runtime.isTerminal("stdin") && !values.json;
-  return {
-    agent,
-    prompts: values.prompt ?? [],
-    cwd: directoryOption("cwd", values.cwd) ?? runtime.cwd(),
-    policy: values.yes ? "yes" : values.no ? "no" : interactive ? "ask" : "reject",
-    json: values.json ?? false,
-    agentLog: values["agent-log"],
-    auth: values.auth,
-    outputLimit: numberOption("output-limit", values["output-limit"]),
-  };
-}
+/** How long termbridge waits for the answer to `initialize` before it says it is waiting. */
+export const INIT_NOTICE_MS = 2000;
 
 /** Runs `termbridge acp`; resolves with the exit code. */
 export async function acpMain(args: string[]): Promise<number> {
@@ -156,9 +68,16 @@ class AcpRun {
   readonly #connection: acp.ClientConnection;
   #sessionId = "";
   #turn: Promise<acp.PromptResponse> | undefined;
+  /** The run ends as cancelled (exit 4): a signal, or a turn the agent would not end. */
   #cancelled = false;
+  /** `session/cancel` was sent for the running turn; a second interrupt quits. */
+  #cancelling = false;
+  #graceTimer: ReturnType<typeof setTimeout> | undefined;
   #removeSignals: (() => void)[] = [];
   #gone: Promise<number> | undefined;
+  #initialized = false;
+  #noiseWarned = false;
+  readonly #warnedKinds = new Set<string>();
 
   constructor(options: AcpOptions, agent: AgentProcess, renderer: Renderer) {
     this.#options = options;
@@ -179,28 +98,24 @@ class AcpRun {
       }
     });
     this.#desk = new PermissionDesk(options.policy, ask);
-    const app = serveFiles(
-      serveTerminals(acp.client({ name: "termbridge" }), this.#service),
-      (path, content) =>
-        renderer.event({
-          type: "file_written",
-          sessionId: this.#sessionId,
-          path,
-          bytes: new TextEncoder().encode(content).length,
-        }),
-    )
+    const app = serveFiles(serveTerminals(acp.client({ name: "termbridge" }), this.#service))
       .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
         const decision = await this.#desk.decide(params, signal);
         renderer.permission(decision);
         return toPermissionResponse(decision);
       })
-      // Shown by `inArrivalOrder` below; the SDK still validates and accepts them here.
+      // Shown by `checkUpdates` below as they are read; only valid ones get here.
       .onNotification(acp.methods.client.session.update, () => {});
     // The SDK hands notifications to handlers asynchronously, so a turn's
     // response could overtake its last updates: render them as they are read.
+    const checked = checkUpdates(agent.stream, {
+      update: (update) => renderer.update(update),
+      invalid: (invalid) => this.#invalidUpdate(invalid),
+    });
     this.#connection = app.connect(
-      inArrivalOrder(agent.stream, (update) => renderer.update(update as acp.SessionNotification)),
+      watchFileRequests(checked, (activity) => renderer.event(activity)),
     );
+    agent.onNoise((line) => this.#noise(line));
   }
 
   /** Initializes, opens the session and runs every turn; returns the exit code. */
@@ -234,20 +149,9 @@ class AcpRun {
 
   async #converse(): Promise<number> {
     const ctx = this.#connection.agent;
-    let init: acp.InitializeResponse;
-    try {
-      init = await ctx.request(acp.methods.agent.initialize, {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: {
-          fs: { readTextFile: true, writeTextFile: true },
-          terminal: true,
-          _meta: { terminal_output: true },
-        },
-        clientInfo: { name: "termbridge", version: VERSION },
-      });
-    } catch (error) {
-      return this.#protocolError("initialize", error);
-    }
+    const init = await this.#initialize();
+    if (typeof init === "number") return init;
+    this.#initialized = true;
     if (init.protocolVersion !== acp.PROTOCOL_VERSION) {
       this.#renderer.event({
         type: "error",
@@ -275,6 +179,80 @@ class AcpRun {
     }
     this.#renderer.event({ type: "session", sessionId: this.#sessionId, cwd: this.#options.cwd });
     return await this.#turns();
+  }
+
+  /** Sends `initialize`; says so when the agent is slow to answer and gives up after the timeout. */
+  async #initialize(): Promise<acp.InitializeResponse | number> {
+    const answer = this.#connection.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {
+        fs: { readTextFile: true, writeTextFile: true },
+        terminal: true,
+        _meta: { terminal_output: true },
+      },
+      clientInfo: { name: "termbridge", version: VERSION },
+    });
+    const limit = `${this.#options.initTimeoutMs / 1000} s`;
+    const waiting = setTimeout(() => {
+      this.#renderer.event({
+        type: "notice",
+        message: `The agent has not answered initialize after ${
+          INIT_NOTICE_MS / 1000
+        } s: termbridge is waiting (up to ${limit}, --init-timeout). Many agents speak ACP only when started with a flag, such as --acp or --experimental-acp: see the agent's --help.${this.#noiseSoFar()}`,
+      });
+    }, INIT_NOTICE_MS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.#options.initTimeoutMs);
+    });
+    try {
+      const init = await Promise.race([answer, timedOut]);
+      if (init !== "timeout") return init;
+      answer.catch(() => {}); // Abandoned: the connection closes with the run.
+      this.#renderer.event({
+        type: "error",
+        message: `Cannot start the conversation: the agent did not answer initialize within ${limit}. Is "${
+          this.#options.agent[0]
+        }" an ACP agent, started with the flag it needs to speak ACP (such as --acp)?${this.#noiseSoFar()}`,
+      });
+      return ACP_EXIT.protocol;
+    } catch (error) {
+      return this.#protocolError("initialize", error);
+    } finally {
+      clearTimeout(waiting);
+      clearTimeout(timer);
+    }
+  }
+
+  /** The first lines the agent printed that are not JSON-RPC, as the end of a message. */
+  #noiseSoFar(): string {
+    const lines = this.#agent.noise;
+    if (lines.length === 0) return " It has printed nothing on stdout.";
+    return `\nIt printed on stdout (not JSON-RPC):\n${lines.map((line) => `  | ${line}`).join("\n")}`;
+  }
+
+  /** A line the agent printed on stdout that is not JSON-RPC, after initialize: said once. */
+  #noise(line: string): void {
+    if (!this.#initialized || this.#noiseWarned) return;
+    this.#noiseWarned = true;
+    const where = this.#agent.logging ? "the agent log has them all" : "--agent-log FILE keeps them";
+    this.#renderer.event({
+      type: "warning",
+      message:
+        `The agent printed a line on stdout that is not JSON-RPC: ignored, as are later ones (${where}): ${line}`,
+    });
+  }
+
+  /** A `session/update` that fails the schema: one warning per kind, the raw message in the agent log. */
+  #invalidUpdate({ message, kind, problem }: InvalidUpdate): void {
+    const what = `${kind === undefined ? "" : `${kind}: `}${problem}`;
+    this.#agent.log(`ignored an invalid session/update (${what}): ${JSON.stringify(message)}`);
+    if (this.#warnedKinds.has(kind ?? "")) return;
+    this.#warnedKinds.add(kind ?? "");
+    this.#renderer.event({
+      type: "warning",
+      message: `The agent sent an invalid session/update (${what}): ignored`,
+    });
   }
 
   async #authenticate(methods: acp.AuthMethod[]): Promise<number | undefined> {
@@ -320,23 +298,21 @@ class AcpRun {
 
   async #runTurn(text: string): Promise<number> {
     this.#renderer.event({ type: "prompt", sessionId: this.#sessionId, text });
-    let interrupts = 0;
-    this.#chat?.onInterrupt(() => {
-      interrupts++;
-      if (interrupts === 1) void this.#cancelTurn();
-      else this.#quit();
-    });
-    this.#turn = this.#connection.agent.request(acp.methods.agent.session.prompt, {
+    this.#chat?.onInterrupt(() => this.#interrupt(false));
+    const turn = this.#connection.agent.request(acp.methods.agent.session.prompt, {
       sessionId: this.#sessionId,
       prompt: [{ type: "text", text }],
     });
+    this.#turn = turn;
     let response: acp.PromptResponse;
     try {
-      response = await this.#turn;
+      response = await turn;
     } catch (error) {
       return this.#protocolError("session/prompt", error);
     } finally {
       this.#turn = undefined;
+      this.#cancelling = false;
+      clearTimeout(this.#graceTimer);
       this.#chat?.onInterrupt(() => this.#quit());
     }
     this.#renderer.event({
@@ -352,8 +328,8 @@ class AcpRun {
     if (this.#options.prompts.length > 0) {
       yield* this.#options.prompts;
     } else if (this.#chat !== undefined) {
-      this.#chat.onInterrupt(() => this.#quit());
       while (!this.#cancelled) {
+        await runtime.writeStdout(""); // The header and the last turn are on screen before the prompt.
         const line = await this.#chat.next();
         if (line === undefined) return;
         yield line;
@@ -363,9 +339,33 @@ class AcpRun {
     }
   }
 
+  /**
+   * Ctrl+C (or SIGINT) during a turn: the first sends `session/cancel` and
+   * gives the agent {@linkcode CANCEL_GRACE_MS} to end the turn before
+   * termbridge kills every terminal and stops (exit 4); a second quits at
+   * once. Without a turn, it quits. `endRun` (a signal, not the chat) makes
+   * the run end once the cancelled turn has.
+   */
+  #interrupt(endRun: boolean): void {
+    const turn = this.#turn;
+    if (turn === undefined || this.#cancelling) return this.#quit();
+    this.#cancelling = true;
+    if (endRun) this.#cancelled = true;
+    void this.#cancelTurn("Ctrl+C again to quit");
+    this.#graceTimer = setTimeout(() => {
+      if (this.#turn !== turn) return;
+      this.#renderer.event({
+        type: "error",
+        message: `The agent did not end the turn within ${
+          CANCEL_GRACE_MS / 1000
+        } s of session/cancel: killing its terminals and stopping`,
+      });
+      this.#stop();
+    }, CANCEL_GRACE_MS);
+  }
+
   /** Sends `session/cancel` for the running turn and cancels pending permission questions. */
-  /** Sends `session/cancel` for the running turn; resolves once it was written (or failed). */
-  #cancelTurn(hint = "Ctrl+C again to quit"): Promise<void> {
+  #cancelTurn(hint: string): Promise<void> {
     if (this.#turn === undefined || this.#sessionId === "") return Promise.resolve();
     this.#desk.cancelAll();
     this.#renderer.event({ type: "notice", message: `Cancelling the turn (${hint})` });
@@ -376,26 +376,26 @@ class AcpRun {
 
   /**
    * Cancels the turn and gives the agent a moment to end it (so its last
-   * updates and the `cancelled` stop are shown), then closes.
+   * updates and the `cancelled` stop are shown), then stops.
    */
   #quit(): void {
     this.#cancelled = true;
+    clearTimeout(this.#graceTimer);
     const turn = this.#turn?.catch(() => {}); // Its failure is reported where it is awaited.
     const ended = this.#cancelTurn("quitting").then(() => turn);
-    void settleWithin(ended, 1000).then(() => this.#connection.close());
+    void settleWithin(ended, 1000).then(() => this.#stop());
+  }
+
+  /** Ends the run as cancelled: closing the connection ends `execute()`; `shutdown()` kills the rest. */
+  #stop(): void {
+    this.#cancelled = true;
+    this.#connection.close();
   }
 
   #watchSignals(): void {
     const signals: ShutdownSignal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
     this.#removeSignals = signals.map((signal) =>
-      runtime.onSignal(signal, () => {
-        if (signal === "SIGINT" && this.#turn !== undefined && !this.#cancelled) {
-          this.#cancelled = true;
-          void this.#cancelTurn();
-          return;
-        }
-        this.#quit();
-      })
+      runtime.onSignal(signal, () => signal === "SIGINT" ? this.#interrupt(true) : this.#quit())
     );
   }
 
@@ -420,6 +420,7 @@ class AcpRun {
 
   /** Releases every terminal, stops the agent and the console. */
   async shutdown(): Promise<void> {
+    clearTimeout(this.#graceTimer);
     this.#removeSignals.forEach((remove) => remove());
     this.#chat?.close();
     this.#desk.cancelAll();

@@ -5,17 +5,30 @@
 
 import { open } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk";
+import { separateNoise } from "./agent_stream.ts";
 import { type ExitStatus, type PipedProcess, runtime } from "../runtime/mod.ts";
 import { SpawnError } from "../terminal/errors.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import { explainInvalidParams } from "./stdio.ts";
 import { settleWithin } from "../terminal/timing.ts";
 
+/** Most lines the agent printed on stdout that are not JSON-RPC kept for diagnostics. */
+export const KEPT_NOISE_LINES = 10;
+
 /** A running agent and the ACP stream over its stdio. */
 export interface AgentProcess {
   readonly pid: number;
+  /** The ACP stream: only the lines of its stdout that look like JSON. */
   readonly stream: acp.Stream;
   readonly exited: Promise<ExitStatus>;
+  /** The first lines it printed on stdout that are not JSON-RPC (at most {@linkcode KEPT_NOISE_LINES}). */
+  readonly noise: readonly string[];
+  /** Calls `listener` with every later line it prints on stdout that is not JSON-RPC. */
+  onNoise(listener: (line: string) => void): void;
+  /** Whether `--agent-log` was given. */
+  readonly logging: boolean;
+  /** Appends a line of termbridge's own to the agent log, if there is one. */
+  log(line: string): void;
   /** Ends the agent: closes its stdin, then SIGTERM, then SIGKILL. */
   stop(graceMs?: number): Promise<ExitStatus>;
 }
@@ -42,17 +55,30 @@ export function startAgent(
   } catch (error) {
     throw new SpawnError(`Cannot start the agent "${argv[0]}": ${(error as Error).message}`);
   }
-  const logged = child.stderr === null || options.logFile === undefined
+  const log = options.logFile === undefined ? undefined : new AgentLog(options.logFile);
+  const logged = child.stderr === null || log === undefined
     ? Promise.resolve()
-    : copyToFile(child.stderr, options.logFile);
+    : log.copy(child.stderr);
   const exited = child.exited.then(async (status) => {
     await logged;
+    await log?.close();
     return status;
+  });
+  const noise: string[] = [];
+  let noiseListener: (line: string) => void = () => {};
+  const stdout = separateNoise(child.stdout, (line) => {
+    if (noise.length < KEPT_NOISE_LINES) noise.push(line);
+    void log?.write(`termbridge: the agent printed on stdout (not JSON-RPC): ${line}\n`);
+    noiseListener(line);
   });
   return {
     pid: child.pid,
-    stream: explainInvalidParams(acp.ndJsonStream(child.stdin, child.stdout)),
+    stream: explainInvalidParams(acp.ndJsonStream(child.stdin, stdout)),
     exited,
+    noise,
+    onNoise: (listener) => noiseListener = listener,
+    logging: log !== undefined,
+    log: (line) => void log?.write(`termbridge: ${line}\n`),
     async stop(graceMs = 2000) {
       await child.stdin.close().catch(() => {}); // Already closed by the connection.
       const ended = await settleWithin(exited, graceMs);
@@ -64,11 +90,44 @@ export function startAgent(
   };
 }
 
-async function copyToFile(stream: ReadableStream<Uint8Array>, path: string): Promise<void> {
-  const file = await open(path, "a");
-  try {
-    for await (const chunk of stream) await file.write(chunk);
-  } finally {
-    await file.close();
+const encoder = new TextEncoder();
+
+/** The `--agent-log` file: the agent's stderr and termbridge's notes about the agent, in order. */
+class AgentLog {
+  readonly #file: ReturnType<typeof open>;
+  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
+  #failed = false;
+
+  constructor(path: string) {
+    this.#file = open(path, "a");
+    this.#file.catch(() => {}); // Reported by the first write that needs it.
+  }
+
+  /**
+   * Appends `data` after everything written before it; resolves once written.
+   * Nothing is written after `close()`; a failed write (the file cannot be
+   * opened, say) loses that data only and is reported once on stderr.
+   */
+  write(data: string | Uint8Array): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#queue = this.#queue.then(async () => {
+      await (await this.#file).write(typeof data === "string" ? encoder.encode(data) : data);
+    }).catch((error) => {
+      if (!this.#failed) console.error(`termbridge: cannot write the agent log: ${error.message}`);
+      this.#failed = true;
+    });
+    return this.#queue;
+  }
+
+  /** Copies a stream (the agent's stderr) into the log. */
+  async copy(stream: ReadableStream<Uint8Array>): Promise<void> {
+    for await (const chunk of stream) await this.write(chunk);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#queue;
+    await (await this.#file.catch(() => undefined))?.close();
   }
 }

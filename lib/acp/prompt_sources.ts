@@ -25,12 +25,18 @@ export async function* stdinLines(): AsyncGenerator<string> {
 
 /**
  * An interactive chat on the terminal: line editing and history (readline),
- * Ctrl+C handling, and permission questions.
+ * Ctrl+C handling, and permission questions. Ctrl+C at the prompt clears the
+ * line; on an empty line it says how to quit, and a second one quits (as in
+ * Node's REPL); elsewhere it calls the handler set with `onInterrupt`.
  */
 export class ChatConsole {
   readonly #rl: Interface;
   #onInterrupt: () => void = () => {};
   #closed = false;
+  /** A prompt is waiting for a line. */
+  #asking = false;
+  /** Ctrl+C was pressed on an empty prompt: another one quits. */
+  #armed = false;
 
   constructor() {
     this.#rl = createInterface({
@@ -39,7 +45,7 @@ export class ChatConsole {
       terminal: true,
       historySize: 500,
     });
-    this.#rl.on("SIGINT", () => this.#onInterrupt());
+    this.#rl.on("SIGINT", () => this.#asking ? this.#idleInterrupt() : this.#onInterrupt());
     this.#rl.on("close", () => this.#closed = true);
   }
 
@@ -48,17 +54,37 @@ export class ChatConsole {
     this.#onInterrupt = handler;
   }
 
-  /** Asks for the next prompt; undefined at end of input (Ctrl+D). */
+  /** Asks for the next prompt; undefined at end of input (Ctrl+D) or after Ctrl+C twice. */
   next(promptText = "› "): Promise<string | undefined> {
     if (this.#closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
+    this.#asking = true;
+    this.#armed = false;
+    return new Promise<string | undefined>((resolve) => {
       const onClose = () => resolve(undefined);
       this.#rl.once("close", onClose);
       this.#rl.question(promptText, (answer) => {
         this.#rl.off("close", onClose);
         resolve(answer);
       });
-    });
+    }).finally(() => this.#asking = false);
+  }
+
+  /** Ctrl+C at the prompt: clears the line, or arms quitting, or quits. */
+  #idleInterrupt(): void {
+    if (this.#rl.line !== "") {
+      this.#armed = false;
+      this.#rl.write(null, { ctrl: true, name: "e" }); // To the end of the line,
+      this.#rl.write(null, { ctrl: true, name: "u" }); // then delete all of it.
+      return;
+    }
+    if (this.#armed) {
+      process.stdout.write("\n");
+      this.close();
+      return;
+    }
+    this.#armed = true;
+    process.stdout.write("\n(Ctrl+C again to quit, or Ctrl+D)\n");
+    this.#rl.prompt();
   }
 
   /** Lists the options of a permission request and asks for one; undefined if cancelled. */

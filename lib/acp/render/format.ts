@@ -8,7 +8,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Style } from "./style.ts";
 import { sanitize } from "./text.ts";
-import type { ConversationEvent, PermissionDecision } from "./types.ts";
+import type { ConversationEvent, FileActivity, PermissionDecision } from "./types.ts";
 
 /** How a terminal ended, as a summary line reports it. */
 export interface ExitInfo {
@@ -194,15 +194,44 @@ export function formatEvent(style: Style, event: ConversationEvent): string[] {
       return splitLines(event.text).map((line) => style.bold(`> ${line}`));
     case "stop":
       return [style.dim(`■ Turn ended: ${sanitize(event.stopReason)}`)];
+    case "file_read":
+      return [formatFileRead(style, event)];
     case "file_written":
+      if (event.error !== undefined) {
+        return [
+          `${style.red("✗")} Write ${sanitize(event.path)} failed: ${
+            style.red(sanitize(event.error))
+          }`,
+        ];
+      }
       return [
         `${style.cyan("✎")} Wrote ${sanitize(event.path)} ${style.dim(`(${event.bytes} bytes)`)}`,
       ];
     case "notice":
       return splitLines(event.message).map((line) => style.yellow(`! ${line}`));
+    case "warning":
+      return splitLines(event.message).map((line, i) =>
+        style.yellow(i === 0 ? `Warning: ${line}` : `  ${line}`)
+      );
     case "error":
       return splitLines(event.message).map((line) => style.red(`Error: ${line}`));
     default:
       return [];
   }
+}
+
+/** `"↧ Read /a/b.ts lines 10-29 (20 lines, 512 bytes)"`, or the error of a failed read. */
+function formatFileRead(style: Style, event: Extract<FileActivity, { type: "file_read" }>): string {
+  const first = event.line ?? 1;
+  const range = event.limit !== undefined
+    ? ` lines ${first}-${first + event.limit - 1}`
+    : event.line !== undefined
+    ? ` from line ${first}`
+    : "";
+  const what = `${sanitize(event.path)}${range}`;
+  if (event.error !== undefined) {
+    return `${style.red("✗")} Read ${what} failed: ${style.red(sanitize(event.error))}`;
+  }
+  const lines = `${event.lines} line${event.lines === 1 ? "" : "s"}`;
+  return `${style.cyan("↧")} Read ${what} ${style.dim(`(${lines}, ${event.bytes} bytes)`)}`;
 }

@@ -30,7 +30,10 @@ const decoder = new TextDecoder();
  *   it arrives (plain text, append-only; `dropped` counts bytes the output
  *   limit dropped before they could be sent);
  * - `{"type":"permission",...}`: the decision, with the chosen `optionId`;
- * - `{"type":"agent"|"session"|"prompt"|"stop"|"file_written"|"notice"|"error",...}`.
+ * - `{"type":"file_read","sessionId","path","line"?,"limit"?,"lines","bytes"}` (or `error`)
+ *   and `{"type":"file_written","sessionId","path","bytes"}` (or `error`): each
+ *   `fs/*` request of the agent and its outcome;
+ * - `{"type":"agent"|"session"|"prompt"|"stop"|"notice"|"warning"|"error",...}`.
  *
  * @example
  * ```ts

@@ -23,14 +23,41 @@ export interface PermissionDecision {
   note?: string;
 }
 
-/** Something the user should read: the agent's info, a prompt, a stop, an error. */
+/** One file request and its answer. */
+export type FileActivity =
+  | {
+    type: "file_read";
+    sessionId: string;
+    path: string;
+    /** The first line asked for (1-based), when the agent gave one. */
+    line?: number;
+    /** The most lines asked for, when the agent gave a limit. */
+    limit?: number;
+    /** Lines and UTF-8 bytes sent back, when the read succeeded. */
+    lines?: number;
+    bytes?: number;
+    /** Why the read failed, when it did. */
+    error?: string;
+  }
+  | {
+    type: "file_written";
+    sessionId: string;
+    path: string;
+    /** UTF-8 bytes of the content the agent sent. */
+    bytes: number;
+    /** Why the write failed, when it did. */
+    error?: string;
+  };
+
+/** Something the user should read: the agent's info, a prompt, a stop, a file request, a warning, an error. */
 export type ConversationEvent =
   | { type: "agent"; name: string; version?: string; protocolVersion: number }
   | { type: "session"; sessionId: string; cwd: string }
   | { type: "prompt"; sessionId: string; text: string }
   | { type: "stop"; sessionId: string; stopReason: string }
-  | { type: "file_written"; sessionId: string; path: string; bytes: number }
+  | FileActivity
   | { type: "notice"; message: string }
+  | { type: "warning"; message: string }
   | { type: "error"; message: string };
 
 /** Shows a conversation with an agent. Calls arrive in the order things happened. */

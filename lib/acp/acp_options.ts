@@ -1,0 +1,136 @@
+/**
+ * The command line of `termbridge acp`: its help text, options and exit codes.
+ * @module
+ */
+
+import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
+import { UsageError } from "../cli/usage.ts";
+import { runtime } from "../runtime/mod.ts";
+import type { PermissionPolicy } from "./permissions.ts";
+
+/** The text of `termbridge acp --help`. */
+export const HELP = `Usage: termbridge acp [OPTIONS] -- AGENT [ARGS...]
+
+Runs AGENT as an Agent Client Protocol (v1) agent on its stdio, opens a
+session and sends it prompts. Its terminal/* requests run in real PTYs, its
+fs/* requests read and write real files, and what it does is shown as it
+happens.
+
+Prompts come from --prompt (one turn each, then exit); otherwise, on a
+terminal, from an interactive chat; otherwise one prompt per line of stdin.
+
+Ctrl+C (SIGINT) during a turn sends session/cancel; if the agent has not
+ended the turn 2 s later, termbridge kills every terminal and exits 4. A
+second Ctrl+C quits at once. In the chat, Ctrl+C at the prompt clears the
+line; on an empty line, a second Ctrl+C quits (so does Ctrl+D).
+
+If the agent has not answered initialize after 2 s, termbridge says it is
+waiting (many agents speak ACP only with a flag, such as --acp) and shows
+what the agent printed that is not JSON-RPC; after --init-timeout it gives
+up (exit 6).
+
+Options:
+  -p, --prompt TEXT      send TEXT as a prompt (repeatable, in order)
+      --cwd DIR          the session's working directory (default: the current one)
+  -y, --yes              answer permission requests with the allow_once option
+                         (reject_once when the agent offers no allow_once)
+  -n, --no               answer permission requests with the reject_once option
+      --json             print one JSON object per line instead of rendering
+      --agent-log FILE   append the agent's stderr to FILE (default: pass it
+                         through), and termbridge's notes on what the agent sent
+                         that it ignored (invalid updates, lines not JSON-RPC)
+      --init-timeout S   seconds to wait for the answer to initialize (default 30)
+      --auth ID          authenticate with this method before the session
+      --output-limit N   hard ceiling of kept output per terminal, bytes (default 16 MiB)
+  -h, --help             show this help
+
+Without --yes or --no, permission requests are asked on a terminal and
+answered reject_once otherwise. A flag never picks an allow_always or
+reject_always option (agents remember those for later runs); with no option
+of the kind it picks, the answer is "cancelled", and the output says so.
+
+Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
+command line; 3 a turn ended otherwise (refusal, max_tokens,
+max_turn_requests); 4 cancelled (Ctrl+C or a signal); 5 the agent exited or
+crashed; 6 protocol error (unsupported version, the agent answered an error).
+`;
+
+/** Exit codes of the `acp` mode (documented in its help). */
+export const ACP_EXIT = {
+  ok: 0,
+  failure: 1,
+  stopped: 3,
+  cancelled: 4,
+  agentGone: 5,
+  protocol: 6,
+} as const;
+
+/** What the command line asks for. */
+export interface AcpOptions {
+  agent: string[];
+  prompts: string[];
+  cwd: string;
+  policy: PermissionPolicy;
+  json: boolean;
+  agentLog?: string;
+  auth?: string;
+  outputLimit?: number;
+  /** Milliseconds to wait for the answer to `initialize`. */
+  initTimeoutMs: number;
+}
+
+/**
+ * Reads the command line of `acp` (everything after the mode's name).
+ * @throws {UsageError} for a bad option or a missing agent
+ */
+export function parseOptions(args: string[]): AcpOptions | "help" {
+  const split = args.indexOf("--");
+  const own = split === -1 ? args : args.slice(0, split);
+  const { values, positionals } = parseModeArgs("acp", own, {
+    prompt: { type: "string", short: "p", multiple: true },
+    cwd: { type: "string" },
+    yes: { type: "boolean", short: "y" },
+    no: { type: "boolean", short: "n" },
+    json: { type: "boolean" },
+    "agent-log": { type: "string" },
+    auth: { type: "string" },
+    "output-limit": { type: "string" },
+    "init-timeout": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  }, true);
+  if (values.help) return "help";
+  const agent = split === -1 ? positionals : [...positionals, ...args.slice(split + 1)];
+  if (agent.length === 0) {
+    throw new UsageError(
+      'Cannot start "acp" without an agent: give it after "--", e.g. termbridge acp -- my-agent --stdio',
+    );
+  }
+  if (values.yes && values.no) throw new UsageError("Cannot use --yes and --no together: pick one");
+  const interactive = runtime.isTerminal("stdin") && !values.json;
+  return {
+    agent,
+    prompts: values.prompt ?? [],
+    cwd: directoryOption("cwd", values.cwd) ?? runtime.cwd(),
+    policy: values.yes ? "yes" : values.no ? "no" : interactive ? "ask" : "reject",
+    json: values.json ?? false,
+    agentLog: values["agent-log"],
+    auth: values.auth,
+    outputLimit: numberOption("output-limit", values["output-limit"]),
+    initTimeoutMs: seconds("init-timeout", values["init-timeout"] ?? "30") * 1000,
+  };
+}
+
+
+/**
+ * A positive number of seconds (fractions allowed).
+ * @throws {UsageError} for anything else
+ */
+function seconds(name: string, value: string): number {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
+    throw new UsageError(
+      `Cannot use --${name} ${JSON.stringify(value)}: expected a number of seconds > 0, e.g. 30`,
+    );
+  }
+  return number;
+}
