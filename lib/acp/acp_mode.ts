@@ -211,9 +211,10 @@ class AcpRun {
       answer.catch(() => {}); // Abandoned: the connection closes with the run.
       this.#renderer.event({
         type: "error",
-        message: `Cannot start the conversation: the agent did not answer initialize within ${limit}. Is "${
-          this.#options.agent[0]
-        }" an ACP agent, started with the flag it needs to speak ACP (such as --acp)?${this.#noiseSoFar()}`,
+        message:
+          `Cannot start the conversation: the agent did not answer initialize within ${limit}. Is "${
+            this.#options.agent[0]
+          }" an ACP agent, started with the flag it needs to speak ACP (such as --acp)?${this.#noiseSoFar()}`,
       });
       return ACP_EXIT.protocol;
     } catch (error) {
@@ -228,14 +229,18 @@ class AcpRun {
   #noiseSoFar(): string {
     const lines = this.#agent.noise;
     if (lines.length === 0) return " It has printed nothing on stdout.";
-    return `\nIt printed on stdout (not JSON-RPC):\n${lines.map((line) => `  | ${line}`).join("\n")}`;
+    return `\nIt printed on stdout (not JSON-RPC):\n${
+      lines.map((line) => `  | ${line}`).join("\n")
+    }`;
   }
 
   /** A line the agent printed on stdout that is not JSON-RPC, after initialize: said once. */
   #noise(line: string): void {
     if (!this.#initialized || this.#noiseWarned) return;
     this.#noiseWarned = true;
-    const where = this.#agent.logging ? "the agent log has them all" : "--agent-log FILE keeps them";
+    const where = this.#agent.logging
+      ? "the agent log has them all"
+      : "--agent-log FILE keeps them";
     this.#renderer.event({
       type: "warning",
       message:

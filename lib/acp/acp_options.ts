@@ -120,7 +120,6 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
   };
 }
 
-
 /**
  * A positive number of seconds (fractions allowed).
  * @throws {UsageError} for anything else

@@ -82,7 +82,11 @@ export function watchFileRequests(
   const pending = new Map<string, Pending>();
   const incoming = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
     transform(message, controller) {
-      const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+      const { method, id, params } = message as {
+        method?: unknown;
+        id?: unknown;
+        params?: unknown;
+      };
       if (
         (method === "fs/read_text_file" || method === "fs/write_text_file") && id !== undefined &&
         typeof params === "object" && params !== null

@@ -113,28 +113,3 @@ export function answerBeforeClosing(
   });
   return { readable, writable };
 }
-
-/**
- * Calls `onUpdate` with the params of every `session/update` notification as
- * it is read, before the connection dispatches it, so updates are handled in
- * the order the agent sent them relative to its responses.
- */
-export function inArrivalOrder(
-  stream: acp.Stream,
-  onUpdate: (params: unknown) => void,
-): acp.Stream {
-  const observe = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
-    transform(message, controller) {
-      const { method, id, params } = message as { method?: string; id?: unknown; params?: unknown };
-      if (method === "session/update" && id === undefined) {
-        try {
-          onUpdate(params);
-        } catch (error) {
-          console.error("termbridge: cannot show an update:", error); // Never fatal.
-        }
-      }
-      controller.enqueue(message);
-    },
-  });
-  return { readable: stream.readable.pipeThrough(observe), writable: stream.writable };
-}

@@ -16,6 +16,11 @@ export interface ExitInfo {
   signal: string | null;
   /** Time from start to exit, when known. */
   durationMs?: number;
+  /**
+   * The status of the tool call that ran it, for a `_meta` terminal whose
+   * exit the agent never reported (neither code nor signal known).
+   */
+  status?: "completed" | "failed";
 }
 
 /** Most lines of a diff shown before "... N more lines". */
@@ -37,12 +42,31 @@ export function formatExit(exit: ExitInfo): string {
   const took = exit.durationMs === undefined ? undefined : formatDuration(exit.durationMs);
   if (exit.exitCode !== null) return `exit ${exit.exitCode}${took ? ` in ${took}` : ""}`;
   if (exit.signal !== null) return `killed by ${exit.signal}${took ? ` after ${took}` : ""}`;
-  return `ended${took ? ` after ${took}` : ""}`;
+  return `${exit.status ?? "ended"}${took ? ` after ${took}` : ""}`;
 }
 
-/** Whether an exit counts as a success (exit code 0). */
+/** Whether an exit counts as a success (exit code 0, or a tool call that completed). */
 export function succeeded(exit: ExitInfo): boolean {
-  return exit.exitCode === 0;
+  return exit.exitCode === 0 ||
+    (exit.exitCode === null && exit.signal === null && exit.status === "completed");
+}
+
+/** `"▸ term-3 $ make"`: a terminal no tool call shows, as it starts. */
+export function formatBriefStart(style: Style, id: string, command?: string): string {
+  const what = command === undefined ? "" : ` $ ${sanitize(command)}`;
+  return `  ${style.dim("▸")} ${style.bold(sanitize(id))}${style.dim(what)}`;
+}
+
+/** `"▪ term-3 exit 0 in 1.2s  $ make"`: a terminal no tool call shows, as it ends. */
+export function formatBriefExit(
+  style: Style,
+  id: string,
+  exit: ExitInfo,
+  command?: string,
+): string {
+  const paint = succeeded(exit) ? style.green : style.red;
+  const what = command === undefined ? "" : `  $ ${sanitize(command)}`;
+  return `  ${paint("▪")} ${style.bold(sanitize(id))} ${paint(formatExit(exit))}${style.dim(what)}`;
 }
 
 const STATUS_WORDS: Record<string, string> = {

@@ -5,7 +5,13 @@
  */
 
 import { PlainTextStream } from "../../terminal/text_stream.ts";
-import { type ExitInfo, formatExit } from "./format.ts";
+import {
+  type ExitInfo,
+  formatBriefExit,
+  formatBriefStart,
+  formatExit,
+  succeeded,
+} from "./format.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import type { Style } from "./style.ts";
 import { sanitize } from "./text.ts";
@@ -77,7 +83,7 @@ export class PlainTerminals implements TerminalDisplay {
     if (feed === undefined || feed.exited) return;
     if (shown.terminal !== undefined) this.output(shown); // Anything not yet seen.
     feed.exited = true;
-    const paint = exit.exitCode === 0 ? this.#style.green : this.#style.red;
+    const paint = succeeded(exit) ? this.#style.green : this.#style.red;
     this.#write([
       ...this.#rest(shown, feed),
       `  ${paint("└")} ${this.#name(shown)} ${paint(formatExit(exit))}`,
@@ -86,6 +92,14 @@ export class PlainTerminals implements TerminalDisplay {
 
   release(shown: ShownTerminal): void {
     this.#feeds.delete(shown.id);
+  }
+
+  brief(shown: ShownTerminal, exit?: ExitInfo): void {
+    this.#write([
+      exit === undefined
+        ? formatBriefStart(this.#style, shown.id, shown.command)
+        : formatBriefExit(this.#style, shown.id, exit, shown.command),
+    ]);
   }
 
   /** Ends the display: the held lines of terminals still running, each with a note that it still runs. */

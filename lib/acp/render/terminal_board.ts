@@ -3,7 +3,10 @@
  * the service announced it and a tool call embedded it (in either order), or
  * once a `_meta` extension speaks of it. The board follows each shown
  * terminal's output and tells a {@linkcode TerminalDisplay} what happened,
- * always in the order open, output..., exit, release.
+ * always in the order open, output..., exit, release. A terminal no tool
+ * call embeds within {@linkcode EMBED_WAIT_MS} of its start still gets a
+ * brief line when it starts and when it exits: whatever the agent runs is
+ * seen.
  * @module
  */
 
@@ -11,6 +14,9 @@ import type { TerminalEvent } from "../../service/terminal_service.ts";
 import type { Terminal } from "../../terminal/terminal.ts";
 import type { ExitInfo } from "./format.ts";
 import type { TerminalMeta } from "./meta.ts";
+
+/** How long a new terminal may wait for a tool call to embed it before its brief line is shown. */
+export const EMBED_WAIT_MS = 200;
 
 /** A terminal on display. */
 export interface ShownTerminal {
@@ -37,6 +43,11 @@ export interface TerminalDisplay {
   exit(shown: ShownTerminal, exit: ExitInfo): void;
   /** The terminal was released: `shown.terminal` must not be read any more. */
   release(shown: ShownTerminal): void;
+  /**
+   * A terminal no tool call embedded: one line as it starts (`exit`
+   * undefined), one as it ends. `shown.label` is its id.
+   */
+  brief(shown: ShownTerminal, exit?: ExitInfo): void;
 }
 
 interface Entry {
@@ -51,6 +62,12 @@ interface Entry {
   released: boolean;
   shown?: ShownTerminal;
   unsubscribe?: () => void;
+  /** Pending: the brief start line, unless a tool call embeds the terminal first. */
+  briefTimer?: ReturnType<typeof setTimeout>;
+  /** The brief start line was shown. */
+  briefed?: boolean;
+  /** The tool call a `_meta` terminal belongs to. */
+  toolCallId?: string;
 }
 
 /** Merges terminal events, embeddings and `_meta` extensions into display calls. */
@@ -76,11 +93,17 @@ export class TerminalBoard {
         entry.command = event.command;
         entry.startedAt = performance.now();
         if (entry.label !== undefined) this.#show(entry);
+        else entry.briefTimer = setTimeout(() => this.#briefStart(entry), EMBED_WAIT_MS);
         break;
       case "exited":
         if (entry.exit !== undefined) break;
         entry.exit = { ...event.status, durationMs: event.durationMs };
-        if (entry.shown !== undefined) this.#display.exit(entry.shown, entry.exit);
+        if (entry.shown !== undefined) {
+          this.#display.exit(entry.shown, entry.exit);
+        } else {
+          this.#briefStart(entry);
+          this.#display.brief(this.#briefShown(entry), entry.exit);
+        }
         break;
       case "released":
         this.#release(entry);
@@ -95,16 +118,19 @@ export class TerminalBoard {
     if (this.#closed) return;
     const entry = this.#entry(this.#service, id, false);
     entry.label ??= label;
+    clearTimeout(entry.briefTimer);
+    entry.briefTimer = undefined;
     if (entry.known && entry.shown === undefined) this.#show(entry);
   }
 
-  /** A `_meta` terminal extension of a tool call named `label`. */
-  meta(event: TerminalMeta, label: string): void {
+  /** A `_meta` terminal extension of tool call `toolCallId`, named `label`. */
+  meta(event: TerminalMeta, label: string, toolCallId: string): void {
     if (this.#closed) return;
     // A terminal the service runs is shown from the service, not twice.
     if (this.#service.get(event.terminalId)?.known) return;
     const entry = this.#entry(this.#meta, event.terminalId, true);
     entry.label ??= label;
+    entry.toolCallId ??= toolCallId;
     if (entry.shown === undefined) this.#show(entry);
     const shown = entry.shown!;
     if (event.kind === "output") {
@@ -119,10 +145,30 @@ export class TerminalBoard {
     }
   }
 
+  /**
+   * Tool call `toolCallId` ended with `status`: its `_meta` terminals whose
+   * exit the agent did not report end with that status, and with the exit
+   * code its text gave (`exitCode`), if any.
+   */
+  toolCallEnded(toolCallId: string, status: "completed" | "failed", exitCode?: number): void {
+    if (this.#closed) return;
+    for (const entry of this.#meta.values()) {
+      if (entry.toolCallId !== toolCallId || entry.exit !== undefined) continue;
+      entry.exit = {
+        exitCode: exitCode ?? null,
+        signal: null,
+        status,
+        durationMs: performance.now() - entry.startedAt,
+      };
+      if (entry.shown !== undefined) this.#display.exit(entry.shown, entry.exit);
+    }
+  }
+
   /** Stops following every terminal; later calls are ignored. */
   close(): void {
     this.#closed = true;
     for (const entry of this.#service.values()) {
+      clearTimeout(entry.briefTimer);
       entry.unsubscribe?.();
       entry.unsubscribe = undefined;
       entry.terminal = undefined;
@@ -136,6 +182,23 @@ export class TerminalBoard {
       map.set(id, entry);
     }
     return entry;
+  }
+
+  /** Shows the brief start line of a terminal no tool call embedded (once). */
+  #briefStart(entry: Entry): void {
+    clearTimeout(entry.briefTimer);
+    entry.briefTimer = undefined;
+    if (this.#closed || entry.briefed || entry.shown !== undefined) return;
+    entry.briefed = true;
+    this.#display.brief(this.#briefShown(entry));
+  }
+
+  #briefShown(entry: Entry): ShownTerminal {
+    return {
+      id: entry.id,
+      label: entry.id,
+      ...(entry.command === undefined ? {} : { command: entry.command }),
+    };
   }
 
   #show(entry: Entry): void {

@@ -26,8 +26,12 @@ import type { ConversationEvent, PermissionDecision } from "./types.ts";
 /** Where embedded terminals go (a {@linkcode TerminalBoard}). */
 export interface TerminalSink {
   embed(terminalId: string, label: string): void;
-  meta(event: TerminalMeta, label: string): void;
+  meta(event: TerminalMeta, label: string, toolCallId: string): void;
+  toolCallEnded(toolCallId: string, status: "completed" | "failed", exitCode?: number): void;
 }
+
+/** "Exit code 2" (Claude Code's Bash errors), "exit status 1", "exited with code 3". */
+const EXIT_CODE_TEXT = /\bexit(?:ed with)?(?: code| status)?:? (\d{1,3})\b/i;
 
 interface CallState extends ToolCallSummary {
   /** Hashes of the content items already printed (content is resent with each update). */
@@ -178,7 +182,23 @@ export class Transcript {
     this.#lines(body, key);
     const name = label(call.title);
     for (const terminalId of embedded) this.#terminals.embed(terminalId, name);
-    for (const meta of readTerminalMeta(update._meta, id)) this.#terminals.meta(meta, name);
+    for (const meta of readTerminalMeta(update._meta, id)) this.#terminals.meta(meta, name, id);
+    if (call.status === "completed" || call.status === "failed") {
+      const code = this.#exitCodeIn(update.content);
+      this.#terminals.toolCallEnded(id, call.status, code);
+    }
+  }
+
+  /** An exit code a tool call's text content states, if it states one. */
+  #exitCodeIn(content: unknown): number | undefined {
+    if (!Array.isArray(content)) return undefined;
+    for (const item of content) {
+      const fields = record(item);
+      if (fields?.type !== "content") continue;
+      const match = contentText(fields.content).match(EXIT_CODE_TEXT);
+      if (match !== null) return Number(match[1]);
+    }
+    return undefined;
   }
 
   /** Adds the lines of one content item not printed before; collects terminal ids. */

@@ -6,7 +6,7 @@
  */
 
 import { PlainTextStream } from "../../terminal/text_stream.ts";
-import { type ExitInfo, formatExit } from "./format.ts";
+import { type ExitInfo, formatExit, succeeded } from "./format.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import type { Paint, Style } from "./style.ts";
 import type { ShownTerminal, TerminalDisplay } from "./terminal_board.ts";
@@ -102,12 +102,29 @@ export class LiveTerminals implements TerminalDisplay {
 
   exit(shown: ShownTerminal, exit: ExitInfo): void {
     if (!this.#regions.delete(shown.id)) return;
-    const paint = exit.exitCode === 0 ? this.#style.green : this.#style.red;
+    const paint = succeeded(exit) ? this.#style.green : this.#style.red;
     this.#output.commit([this.#summary(shown, paint, formatExit(exit))], this.#rows());
   }
 
   release(_shown: ShownTerminal): void {
     // The region collapsed at exit, which the board reports before release.
+  }
+
+  brief(shown: ShownTerminal, exit?: ExitInfo): void {
+    const command = shown.command === undefined ? "" : `  $ ${sanitize(shown.command)}`;
+    const paint = exit === undefined
+      ? this.#style.dim
+      : succeeded(exit)
+      ? this.#style.green
+      : this.#style.red;
+    const line = fitPieces(this.#output.width, [
+      ["  "],
+      [exit === undefined ? "▸ " : "▪ ", paint],
+      [sanitize(shown.id), this.#style.bold],
+      [exit === undefined ? "" : ` ${formatExit(exit)}`, paint],
+      [command, this.#style.dim],
+    ]);
+    this.#output.commit([line], this.#rows());
   }
 
   /** Reads the terminals that changed and redraws the live area. */

@@ -13,6 +13,12 @@
  * - `fs`: reads and writes real files in the session's cwd, and bad paths.
  * - `permission [KINDS...]`: asks permission offering one option of each
  *   kind (optionId = kind; default allow_once reject_once), reports the outcome.
+ * - `deaf`: a command with a grandchild, then ignores `session/cancel` (the
+ *   turn never ends).
+ * - `invalid`: two `usage_update`s with `used: null` (as claude-agent-acp
+ *   0.23.1 sends), one update of a kind newer than the schema, then text.
+ * - `meta_failed`: a command shown only through `_meta` (terminal_info,
+ *   output) whose tool call fails with "Exit code 2" and no terminal_exit.
  * - `echo WORDS`: answers `echo: WORDS`.
  * - `burst N`: N message chunks in a row, then the end of the turn at once.
  * - `flood BYTES`: a command printing BYTES bytes at once, then a few chunks.
@@ -142,6 +148,56 @@ const SCENARIOS: Record<string, Scenario> = {
     await report("started", terminal.id);
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     return "cancelled";
+  },
+
+  async deaf({ client, sessionId, report }) {
+    const terminal = await client.createTerminal({ sessionId, command: GRANDCHILD_COMMAND });
+    const [, leader, child] = await pollOutput(terminal, GRANDCHILD_PIDS);
+    await report("pids", { leader: Number(leader), child: Number(child) });
+    return await new Promise<never>(() => {}); // Deaf to session/cancel.
+  },
+
+  async invalid({ client, sessionId }) {
+    const send = (update: unknown) =>
+      client.notify(acp.methods.client.session.update, {
+        sessionId,
+        update: update as acp.SessionUpdate,
+      });
+    await send({ sessionUpdate: "usage_update", used: null, size: 200000 });
+    await send({ sessionUpdate: "usage_update", used: null, size: 200000 });
+    await send({ sessionUpdate: "kind_from_the_future", anything: 1 });
+    await say(client, sessionId, "after the invalid updates");
+    return "end_turn";
+  },
+
+  async meta_failed({ client, sessionId, cwd }) {
+    const update = (update: Record<string, unknown>) =>
+      client.notify(acp.methods.client.session.update, {
+        sessionId,
+        update: update as acp.SessionUpdate,
+      });
+    await update({
+      sessionUpdate: "tool_call",
+      toolCallId: "meta-1",
+      title: "Run the failing check",
+      kind: "execute",
+      status: "in_progress",
+      content: [],
+      _meta: { terminal_info: { terminal_id: "meta-1", cwd } },
+    });
+    await update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "meta-1",
+      _meta: { terminal_output: { terminal_id: "meta-1", data: "checking...\nboom\n" } },
+    });
+    await update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "meta-1",
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "Exit code 2\nboom" } }],
+    });
+    await say(client, sessionId, "the check failed");
+    return "end_turn";
   },
 
   async fs({ client, sessionId, cwd, report }) {
