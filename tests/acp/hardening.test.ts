@@ -78,7 +78,7 @@ describe("acp hardening", () => {
         const waiting = JSON.parse(notice!).message as string;
         assert.match(waiting, /after 2 s/);
         assert.match(waiting, /--acp/);
-        assert.match(waiting, /  \| My Agent 1\.0\n  \| Run with --acp/);
+        assert.match(waiting, / {2}\| My Agent 1\.0\n {2}\| Run with --acp/);
         const { status } = await acp.finished();
         assert.equal(status.exitCode, EXIT.protocol, acp.stdout + acp.stderr);
         const seconds = (performance.now() - started) / 1000;

@@ -1,7 +1,7 @@
 /**
  * Embedded terminals as live regions of a TTY: while a command runs, the last
- * lines of its screen under a header, redrawn in place; when it ends, the
- * region collapses into a one-line summary that stays in the scrollback.
+ * lines of its screen under a header, redrawn in place; when it ends, a card
+ * that stays in the scrollback: the header, its last lines and how it ended.
  * @module
  */
 
@@ -100,10 +100,16 @@ export class LiveTerminals implements TerminalDisplay {
     this.#schedule();
   }
 
+  /**
+   * The region becomes a card that stays in the scrollback, as Zed keeps a
+   * terminal card: its header, its last lines of output and how it ended.
+   */
   exit(shown: ShownTerminal, exit: ExitInfo): void {
-    if (!this.#regions.delete(shown.id)) return;
+    const region = this.#regions.get(shown.id);
+    if (region === undefined) return;
+    this.#regions.delete(shown.id);
     const paint = succeeded(exit) ? this.#style.green : this.#style.red;
-    this.#output.commit([this.#summary(shown, paint, formatExit(exit))], this.#rows());
+    this.#output.commit(this.#card(region, paint, formatExit(exit)), this.#rows());
   }
 
   release(_shown: ShownTerminal): void {
@@ -132,23 +138,51 @@ export class LiveTerminals implements TerminalDisplay {
     this.#output.setLive(this.#rows());
   }
 
-  /** Collapses the regions of terminals still running into "still running" lines. */
+  /** Turns the regions of terminals still running into cards that say so. */
   close(): void {
-    const lines = [...this.#regions.values()].map((region) =>
-      this.#summary(region.shown, this.#style.yellow, "still running")
+    const lines = [...this.#regions.values()].flatMap((region) =>
+      this.#card(region, this.#style.yellow, "still running")
     );
     this.#regions.clear();
     this.#output.commit(lines, []);
   }
 
-  #summary(shown: ShownTerminal, paint: Paint, what: string): string {
-    const command = shown.command === undefined ? "" : `  $ ${sanitize(shown.command)}`;
-    return fitPieces(this.#output.width, [
+  /** Header, the last lines of output (and how many came before), and `what` became of it. */
+  #card(region: Region, paint: Paint, what: string): string[] {
+    const width = this.#output.width;
+    const { lines, hidden } = this.#final(region);
+    const rows = [this.#header(region.shown)];
+    if (hidden > 0) {
+      const more = `… ${hidden} earlier line${hidden === 1 ? "" : "s"}`;
+      rows.push(fitPieces(width, [["  "], ["│ ", this.#style.dim], [more, this.#style.dim]]));
+    }
+    for (const line of lines) {
+      rows.push(fitPieces(width, [["  "], ["│ ", this.#style.dim], [line]]));
+    }
+    rows.push(fitPieces(width, [
       ["  "],
       ["└ ", paint],
-      [`[${shown.label}] `, this.#style.bold],
+      [`[${region.shown.label}] `, this.#style.bold],
       [what, paint],
-      [command, this.#style.dim],
+    ]));
+    return rows;
+  }
+
+  /** The last lines of a terminal's output as it ended, and how many lines came before them. */
+  #final(region: Region): { lines: string[]; hidden: number } {
+    if (region.tail !== undefined) return { lines: region.tail.lines(), hidden: 0 };
+    const terminal = region.shown.terminal;
+    if (terminal === undefined || terminal.disposed) return { lines: region.lines, hidden: 0 };
+    const all = terminal.lines({ scope: "all" });
+    return { lines: all.slice(-this.#lines), hidden: Math.max(0, all.length - this.#lines) };
+  }
+
+  #header(shown: ShownTerminal): string {
+    return fitPieces(this.#output.width, [
+      ["  "],
+      ["┌ ", this.#style.cyan],
+      [`[${shown.label}]`, this.#style.bold],
+      [shown.command === undefined ? "" : ` $ ${sanitize(shown.command)}`, this.#style.dim],
     ]);
   }
 
@@ -162,13 +196,7 @@ export class LiveTerminals implements TerminalDisplay {
         region.lines = this.#read(region);
         region.dirty = false;
       }
-      const { label, command } = region.shown;
-      rows.push(fitPieces(width, [
-        ["  "],
-        ["┌ ", this.#style.cyan],
-        [`[${label}]`, this.#style.bold],
-        [command === undefined ? "" : ` $ ${sanitize(command)}`, this.#style.dim],
-      ]));
+      rows.push(this.#header(region.shown));
       if (perRegion <= 0) continue;
       for (const line of region.lines.slice(-perRegion)) {
         rows.push(fitPieces(width, [["  "], ["│ ", this.#style.dim], [line]]));

@@ -37,7 +37,7 @@ describe("tty renderer", () => {
     assert.deepEqual(screen(target.text), ["hmm", "Hello", "● Edit completed"]);
   });
 
-  it("tty renderer: a _meta terminal is live while it runs, text streams above it, and it collapses at exit", async () => {
+  it("tty renderer: a _meta terminal is live while it runs, text streams above it, and it stays as a card at exit", async () => {
     const target = collect(COLUMNS);
     const renderer = new TtyRenderer(target, { redrawMs: 5 });
     try {
@@ -72,6 +72,10 @@ describe("tty renderer", () => {
     assert.deepEqual(steady(screen(target.text)), [
       "● Run (execute) running",
       "partial done",
+      "  ┌ [Run]",
+      "  │ l1",
+      "  │ l2",
+      "  │ l3",
       "  └ [Run] exit 0 in N.Ns",
     ]);
     assert.ok(target.text.includes("\x1b[J"), "the live area was erased in place");
@@ -93,7 +97,12 @@ describe("tty renderer", () => {
     const lines = screen(target.text);
     const xs = lines.filter((line) => /^x+$/.test(line)).join("");
     assert.equal(xs.length, 20_000, "every x shown once, no live row left behind");
-    assert.deepEqual(steady(lines.slice(-2)), ["END", "  └ [Tool call] exit 0 in N.Ns"]);
+    assert.deepEqual(steady(lines.slice(-4)), [
+      "END",
+      "  ┌ [Tool call]",
+      "  │ busy",
+      "  └ [Tool call] exit 0 in N.Ns",
+    ]);
   });
 
   it("tty renderer: suspend takes the live regions off the screen for a prompt, resume puts them back", async () => {
@@ -128,7 +137,7 @@ describe("tty renderer", () => {
     }
   });
 
-  it("tty renderer: a real terminal shows its last screen lines live, then only its summary", async () => {
+  it("tty renderer: a real terminal shows its last screen lines live, then a card with them", async () => {
     const service = new TerminalService({ cwd: "/tmp", killGraceMs: 2000 });
     const target = collect(COLUMNS);
     const renderer = new TtyRenderer(target, { redrawMs: 5 });
@@ -154,14 +163,13 @@ describe("tty renderer", () => {
       assert.ok(screen(target.text).some((line) => line.startsWith("  ┌ [Sleep] $ printf")));
       await service.kill("s", id);
       await service.releaseAll();
-      const [call, summary, ...rest] = steady(screen(target.text));
-      assert.equal(call, "● Sleep (execute) running");
-      assert.ok(
-        summary.startsWith("  └ [Sleep] killed by SIGTERM after N.Ns  $ printf 'one"),
-        summary,
-      );
-      assert.ok(summary.endsWith("…") && summary.length < COLUMNS, "cut to the width");
-      assert.deepEqual(rest, [], "the live region is gone");
+      assert.deepEqual(steady(screen(target.text)), [
+        "● Sleep (execute) running",
+        "  ┌ [Sleep] $ printf 'one\\ntwo\\n'; sleep 30",
+        "  │ one",
+        "  │ two",
+        "  └ [Sleep] killed by SIGTERM after N.Ns",
+      ], "a card, and the live region is gone");
     } finally {
       stop();
       await service.releaseAll();
@@ -186,11 +194,15 @@ describe("tty renderer", () => {
       await service.terminal("s", id).waitForText("flood");
       renderer.update(say("still talking"));
       await renderer.close();
-      assert.deepEqual(screen(target.text).slice(-3), [
-        "● Flood pending",
-        "still talking",
-        "  └ [Flood] still running  $ yes flood",
-      ]);
+      const lines = screen(target.text);
+      const header = lines.indexOf("  ┌ [Flood] $ yes flood");
+      assert.ok(header > lines.indexOf("still talking"), lines.join("\n"));
+      assert.ok(lines.indexOf("still talking") > lines.indexOf("● Flood pending"));
+      assert.equal(lines.at(-1), "  └ [Flood] still running");
+      assert.match(lines[header + 1], /^ {2}│ … \d+ earlier lines$/);
+      assert.ok(
+        lines.slice(header + 2, -1).every((line) => /^ {2}│ (flood|f|fl|flo|floo)?$/.test(line)),
+      );
       // A flood marks the region dirty; it is redrawn on the timer, not per chunk.
       const redraws = target.text.split("\x1b[J").length - 1;
       assert.ok(redraws < (performance.now() - started) / 50 + 10, `${redraws} redraws`);

@@ -1,0 +1,124 @@
+/**
+ * `termbridge acp` in a real terminal, read as a person sees it: the built
+ * binary runs in a PTY of termbridge's own (the way `tmux capture-pane`
+ * reads one), for the TTY rendering and the interactive chat.
+ * @module
+ */
+
+import { describe, it } from "../harness.ts";
+import assert from "node:assert/strict";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { Terminal } from "../../lib/terminal/terminal.ts";
+import { agentArgv, demoAgentArgv, termbridgeUnderTest, withTempDir } from "./acp_run.ts";
+
+/** Longest wait for one thing to show on the screen (the machine may be loaded). */
+const STEP_MS = 20_000;
+
+/** Runs `termbridge acp ARGS -- AGENT` in a 100x50 PTY; always disposed. */
+async function inTerminal<T>(
+  args: string[],
+  agent: string[],
+  body: (terminal: Terminal) => Promise<T>,
+): Promise<T> {
+  const terminal = Terminal.spawn({
+    argv: [...termbridgeUnderTest(), "acp", ...args, "--", ...agent],
+    env: { ...runtime.env(), NO_COLOR: "" },
+    cols: 100,
+    rows: 50,
+  });
+  try {
+    return await body(terminal);
+  } finally {
+    await terminal.dispose();
+  }
+}
+
+/** The screen's lines, scrollback included. */
+function screen(terminal: Terminal): string[] {
+  return terminal.lines({ scope: "all" });
+}
+
+/** Waits until the last line with text on the screen satisfies `check`. */
+async function lastLine(terminal: Terminal, check: (line: string) => boolean, what: string) {
+  await terminal.waitFor(
+    () => {
+      const lines = screen(terminal);
+      return check(lines.at(-1) ?? "") ? true : undefined;
+    },
+    what,
+    STEP_MS,
+  );
+}
+
+describe("acp in a terminal", () => {
+  it("acp tty: each finished terminal stays on screen as a card with its last lines", async () => {
+    await withTempDir(async (cwd) => {
+      const args = ["--yes", "--cwd", cwd, "--prompt", "show me"];
+      await inTerminal(args, demoAgentArgv(), async (terminal) => {
+        const status = await terminal.wait();
+        const lines = screen(terminal);
+        assert.equal(status.exitCode, 0, lines.join("\n"));
+        const card = (label: string) => {
+          const start = lines.findIndex((line) => line.startsWith(`  ┌ [${label}]`));
+          const end = lines.findIndex((line, i) => i > start && line.startsWith(`  └ [${label}]`));
+          assert.ok(start >= 0 && end > start, `a card for ${label} in:\n${lines.join("\n")}`);
+          return lines.slice(start, end + 1);
+        };
+        assert.deepEqual(card("A check that fails").slice(1), [
+          "  │ checking the frobnicator...",
+          `  └ [A check that fails] ${card("A check that fails").at(-1)!.split("] ")[1]}`,
+        ]);
+        assert.match(card("A check that fails").at(-1)!, /exit 3 in \d+\.\ds$/);
+        const hello = card("Say hello in colour");
+        assert.ok(hello.includes("  │ ✔ green ● yellow ◆ blue"), hello.join("\n"));
+        assert.match(hello.at(-1)!, /exit 0/);
+        const slow = card("A command that runs too long");
+        assert.deepEqual(slow.slice(1, -1), ["  │ waiting forever..."]);
+        assert.match(slow.at(-1)!, /killed by SIGTERM/);
+      });
+    });
+  });
+
+  it("acp chat: the prompt comes after the session header; Ctrl+C clears the line, twice quits", async () => {
+    await withTempDir(async (cwd) => {
+      await inTerminal(["--cwd", cwd], agentArgv("terminal_agent"), async (terminal) => {
+        await lastLine(terminal, (line) => line === "›", "the first prompt");
+        const lines = screen(terminal);
+        const header = lines.findIndex((line) => line.startsWith("Session "));
+        assert.ok(header >= 0 && header < lines.length - 1, lines.join("\n"));
+        terminal.type("echo hello\r");
+        await terminal.waitForText("echo: hello", STEP_MS);
+        await lastLine(terminal, (line) => line === "›", "the prompt after the turn");
+        terminal.type("half a prompt");
+        await lastLine(terminal, (line) => line === "› half a prompt", "the typed text");
+        terminal.sendKeys("C-c");
+        await lastLine(terminal, (line) => line === "›", "the line cleared");
+        assert.equal(terminal.exitStatus, null, "still running after one Ctrl+C");
+        terminal.sendKeys("C-c");
+        await terminal.waitForText("Ctrl+C again to quit", STEP_MS);
+        assert.equal(terminal.exitStatus, null, "still running after Ctrl+C on an empty line");
+        terminal.sendKeys("C-c");
+        const status = await terminal.wait();
+        assert.equal(status.exitCode, 0, screen(terminal).join("\n"));
+      });
+    });
+  });
+
+  it("acp chat: Ctrl+C during a turn cancels it and the chat goes on", async () => {
+    await withTempDir(async (cwd) => {
+      await inTerminal(["--cwd", cwd], agentArgv("terminal_agent"), async (terminal) => {
+        await lastLine(terminal, (line) => line === "›", "the first prompt");
+        terminal.type("hang\r");
+        await terminal.waitForText(/REPORT \{"name":"pids"/, STEP_MS);
+        terminal.sendKeys("C-c");
+        await terminal.waitForText("Turn ended: cancelled", STEP_MS);
+        await lastLine(terminal, (line) => line === "›", "the prompt after the cancelled turn");
+        terminal.type("echo still here\r");
+        await terminal.waitForText("echo: still here", STEP_MS);
+        terminal.sendKeys("C-d");
+        const status = await terminal.wait();
+        assert.equal(status.exitCode, 4, screen(terminal).join("\n"));
+      });
+    });
+  });
+});
