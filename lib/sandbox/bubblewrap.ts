@@ -24,7 +24,8 @@ import type { SandboxSettings } from "./types.ts";
 export class SandboxUnavailableError extends SpawnError {}
 
 /** What runs in the sandbox to hold it: says its pid, then lives as long as termbridge ($1). */
-const HOLDER = 'echo "$$"; exec tail --pid="$1" -s 1 -f /dev/null';
+// (tail -f ends when its output is a pipe whose reader left: not on /dev/null.)
+const HOLDER = 'echo "$$"; exec tail --pid="$1" -s 1 -f /dev/null >/dev/null 2>&1';
 
 /** How to install bubblewrap, for refusal messages. */
 const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; " +
@@ -77,11 +78,11 @@ export function writeRoots(settings: SandboxSettings | undefined, cwd: string): 
   return [...new Set(roots.map(realOrSelf))];
 }
 
-function bwrapArgs(settings: SandboxSettings, cwd: string): string[] {
+function bwrapArgs(settings: SandboxSettings, cwd: string, shown: string[]): string[] {
   const args = ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm"];
   args.push("--tmpfs", "/tmp");
   // The working directory must exist inside, even under the private /tmp.
-  args.push("--ro-bind-try", cwd, cwd);
+  for (const path of [cwd, ...shown]) args.push("--ro-bind-try", path, path);
   for (const root of writeRoots(settings, cwd) ?? []) args.push("--bind-try", root, root);
   if (settings.network === false) args.push("--unshare-net");
   args.push("--chdir", "/");
@@ -113,6 +114,7 @@ async function startHolder(
   settings: SandboxSettings,
   cwd: string,
   env: Record<string, string>,
+  shown: string[],
 ): Promise<Holder> {
   const what = `Cannot run commands in the sandbox (sandbox.mode "${settings.mode}")`;
   const bwrap = onPath("bwrap", env);
@@ -139,7 +141,7 @@ async function startHolder(
       "sh",
       ...cgroup?.prefix ?? [],
       bwrap,
-      ...bwrapArgs(settings, cwd),
+      ...bwrapArgs(settings, cwd, shown),
       "--",
       "/bin/sh",
       "-c",
@@ -178,6 +180,8 @@ function alive(pid: number): boolean {
 /**
  * The argv prefix that runs a command in `cwd` inside the sandbox, starting
  * the sandbox for these settings on first use; null when the mode is off.
+ * `shown` are paths the command must be able to read even where the sandbox
+ * replaces their parent (termbridge's shell start-up files under /tmp).
  * @throws {SandboxUnavailableError} when a sandbox is asked for and cannot be
  *   had (bubblewrap missing, user namespaces disabled), saying how to get one
  */
@@ -185,6 +189,7 @@ export async function sandboxPrefix(
   settings: SandboxSettings | undefined,
   cwd: string,
   env: Record<string, string>,
+  shown: string[] = [],
 ): Promise<string[] | null> {
   if (settings === undefined || settings.mode === "off") return null;
   const key = JSON.stringify([
@@ -192,6 +197,7 @@ export async function sandboxPrefix(
     settings.network !== false,
     cwd,
     settings.write ?? [],
+    shown,
   ]);
   let holder = holders.get(key);
   if (holder !== undefined) {
@@ -199,7 +205,7 @@ export async function sandboxPrefix(
     if (ready === null || !alive(ready.pid)) holder = undefined;
   }
   if (holder === undefined) {
-    holder = startHolder(settings, cwd, env);
+    holder = startHolder(settings, cwd, env, shown);
     holders.set(key, holder);
     holder.catch(() => holders.delete(key));
   }

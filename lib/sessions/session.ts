@@ -12,7 +12,7 @@ import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
 import { CastRecorder } from "./recorder.ts";
-import { integrateShell } from "./shell_integration.ts";
+import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
 import { ShellState } from "./shell_state.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 import { limitCommandTime } from "./command_timer.ts";
@@ -106,13 +106,16 @@ export class Session {
   #stopRecording: (() => void) | undefined;
   #stopTimer: (() => void) | undefined;
 
-  private constructor(options: SessionOptions, sandbox: string[] | undefined) {
+  private constructor(
+    options: SessionOptions & { program: string[] },
+    shell: IntegratedShell | undefined,
+    sandbox: string[] | undefined,
+  ) {
     const env = { ...runtime.env(), ...options.env };
     this.name = options.name;
-    this.program = options.program ?? [defaultShell(env)];
+    this.program = options.program;
     const cwd = options.cwd ?? runtime.cwd();
     this.#shell = new ShellState(cwd);
-    const shell = integrateShell(this.program[0], this.program.slice(1));
     this.integration = shell ? "shell" : "none";
     const spawn: TerminalOptions = {
       argv: shell?.argv ?? this.program,
@@ -145,8 +148,11 @@ export class Session {
   static async open(options: SessionOptions): Promise<Session> {
     const env = { ...runtime.env(), ...options.env };
     const cwd = options.cwd ?? runtime.cwd();
-    const sandbox = await sandboxPrefix(options.sandbox, cwd, env) ?? undefined;
-    const session = new Session(options, sandbox);
+    const program = options.program ?? [defaultShell(env)];
+    const shell = integrateShell(program[0], program.slice(1));
+    const shown = shell ? [shell.directory] : [];
+    const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown) ?? undefined;
+    const session = new Session({ ...options, program }, shell, sandbox);
     try {
       if (session.integration === "shell") {
         await session.terminal.waitFor(

@@ -84,6 +84,8 @@ export interface IntegratedShell {
   argv: string[];
   /** Variables to add to the shell's environment. */
   env: Record<string, string>;
+  /** The directory of termbridge's start-up files (a sandbox must show it). */
+  directory: string;
 }
 
 /** The shells termbridge integrates with. */
@@ -132,7 +134,7 @@ export function integrateShell(shell: string, args: string[] = []): IntegratedSh
     const rc = join(dir, "bashrc");
     writeOnce(rc, bashRc(rc));
     const { long, rest, env } = splitBashOptions(args);
-    return { argv: [shell, ...long, "--rcfile", rc, "-i", ...rest], env };
+    return { argv: [shell, ...long, "--rcfile", rc, "-i", ...rest], env, directory: dir };
   }
   const zdotdir = join(dir, "zsh");
   mkdirSync(zdotdir, { recursive: true, mode: 0o700 });
@@ -141,7 +143,7 @@ export function integrateShell(shell: string, args: string[] = []): IntegratedSh
   const noRcs = (arg: string) => arg === "-f" || arg === "--no-rcs" || arg === "--norcs";
   const env: Record<string, string> = { ZDOTDIR: zdotdir };
   if (args.some(noRcs)) env.TERMBRIDGE_NORC = "1";
-  return { argv: [shell, "-i", ...args.filter((arg) => !noRcs(arg))], env };
+  return { argv: [shell, "-i", ...args.filter((arg) => !noRcs(arg))], env, directory: dir };
 }
 
 /** A parsed shell-integration mark. */
