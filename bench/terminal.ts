@@ -15,8 +15,14 @@
  * Sizes come from the environment: `BENCH_MB` (200, per flood file),
  * `BENCH_ROUNDS` (200), `BENCH_IDLE` (20), `BENCH_FULL` (10),
  * `BENCH_SESSIONS` (500), `BENCH_STARTUP_RUNS` (20); `BENCH_ONLY` picks
- * sections (`throughput,roundtrip,memory,startup`); `BENCH_MARKDOWN=1` also
+ * sections (`throughput,roundtrip,memory,startup,floodmem`); `BENCH_MARKDOWN=1` also
  * prints the table as Markdown. The table goes to stdout, progress to stderr.
+ *
+ * `floodmem` floods one Terminal per fresh process `BENCH_FLOOD_RUNS` times
+ * (3) per flood file and reports its peak RSS beyond the log ceilings; with
+ * `BENCH_BASELINE=DIR` (another checkout of termbridge, its node_modules
+ * linked) the same runs of DIR's Terminal alternate with ours, so both are
+ * measured on the same loaded machine at the same time.
  * @module
  */
 
@@ -24,6 +30,7 @@ import { cpus } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtime } from "../lib/runtime/mod.ts";
+import { floodMemoryRows, type FloodSample, floodSample } from "./_flood_memory.ts";
 import { type FloodFile, removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
 import { printRows, runIsolated } from "./_isolate.ts";
 import {
@@ -44,12 +51,12 @@ const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = resolve(dirname(SCRIPT), "..");
 
 /** Sections in printed order. */
-const SECTIONS = ["throughput", "roundtrip", "memory", "startup"] as const;
+const SECTIONS = ["throughput", "floodmem", "roundtrip", "memory", "startup"] as const;
 type Section = typeof SECTIONS[number];
 
-/** One unit of work, named `section` or `section:flood`. */
+/** One unit of work, named `section` or `section:flood` (floodmem runs its own way). */
 interface Job {
-  section: Section;
+  section: Exclude<Section, "floodmem">;
   flood?: FloodFile["kind"];
 }
 
@@ -84,6 +91,8 @@ function readConfig(env: Record<string, string>) {
       many: envNumber(env, "BENCH_SESSIONS", 500),
     },
     startupRuns: envNumber(env, "BENCH_STARTUP_RUNS", 20),
+    floodRuns: envNumber(env, "BENCH_FLOOD_RUNS", 3),
+    baseline: env.BENCH_BASELINE ? resolve(env.BENCH_BASELINE) : undefined,
     markdown: env.BENCH_MARKDOWN === "1",
     isolate: env.BENCH_ISOLATE !== "0",
     /** Set in a child: the one job to run. */
@@ -128,8 +137,49 @@ async function guardedJob(job: Job, config: Config): Promise<Row[]> {
   }
 }
 
+/** One flood of the floodmem section in a fresh process: ours or the baseline's Terminal. */
+function floodInChild(file: FloodFile, root: string, config: Config): FloodSample {
+  const env = { BENCH_JOB: "floodmem", BENCH_FLOOD_FILE: JSON.stringify(file), BENCH_ROOT: root };
+  if (!config.isolate) throw new RangeError("Cannot run floodmem with BENCH_ISOLATE=0");
+  const [row] = runIsolated(SCRIPT, env, `floodmem ${file.kind}`);
+  return JSON.parse(row.value) as FloodSample;
+}
+
+/** The floodmem section: per flood file, ours and the baseline alternating, each in a fresh process. */
+function floodMemorySection(config: Config): Row[] {
+  const kinds: FloodFile["kind"][] = ["plain", "coloured"];
+  progress(`writing the ${config.megabytes} MB flood files`);
+  const { dir, files } = writeFloodFiles(config.megabytes, kinds);
+  try {
+    return files.flatMap((file) => {
+      const ours: FloodSample[] = [];
+      const baseline: FloodSample[] = [];
+      for (let run = 1; run <= config.floodRuns; run++) {
+        progress(`floodmem ${file.kind}: run ${run} of ${config.floodRuns}`);
+        ours.push(floodInChild(file, ROOT, config));
+        if (config.baseline) baseline.push(floodInChild(file, config.baseline, config));
+      }
+      return floodMemoryRows(file, ours, baseline, "baseline");
+    });
+  } finally {
+    removeFloodFiles(dir);
+  }
+}
+
 /** The child's part: run the job named `name` and print its rows. */
 async function child(name: string, config: Config): Promise<void> {
+  if (name === "floodmem") {
+    const env = runtime.env();
+    const sample = await floodSample(JSON.parse(env.BENCH_FLOOD_FILE) as FloodFile, env.BENCH_ROOT);
+    printRows([{
+      section: "floodmem",
+      measure: "",
+      value: JSON.stringify(sample),
+      baseline: "",
+      verdict: "",
+    }]);
+    return;
+  }
   const job = JOBS.find((candidate) => jobName(candidate) === name);
   if (job === undefined) throw new RangeError(`Cannot run job "${name}": no such job`);
   printRows(await runJob(job, config));
@@ -141,8 +191,18 @@ async function parent(config: Config): Promise<void> {
   const jobs = JOBS.filter((job) => config.sections.has(job.section));
   const results = new Map<Job, Row[]>();
   for (const job of jobs) results.set(job, await guardedJob(job, config));
+  let floodRows: Row[] = [];
+  if (config.sections.has("floodmem")) {
+    try {
+      floodRows = floodMemorySection(config);
+    } catch (error) {
+      floodRows = failedRow("flood memory", error);
+    }
+  }
   const rows = SECTIONS.flatMap((section) =>
-    jobs.filter((job) => job.section === section).flatMap((job) => results.get(job) ?? [])
+    section === "floodmem"
+      ? floodRows
+      : jobs.filter((job) => job.section === section).flatMap((job) => results.get(job) ?? [])
   );
   const gc = config.isolate
     ? "each job in a fresh process, gc exposed"
@@ -152,6 +212,7 @@ async function parent(config: Config): Promise<void> {
     `${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}`,
     `sizes: ${config.megabytes} MB per flood, ${config.rounds} rounds, ` +
     `${config.sizes.idle} idle + ${config.sizes.full} full + ${config.sizes.many} sessions; ${gc}`,
+    ...(config.baseline ? [`baseline (floodmem): ${config.baseline}`] : []),
     `total time: ${((performance.now() - started) / 1000).toFixed(1)} s`,
     "",
     formatTable(rows),

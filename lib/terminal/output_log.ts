@@ -4,39 +4,43 @@
  * @module
  */
 
-/** Appends shorter than this are copied into a shared block instead of getting an array each. */
-const SMALL_APPEND = 1024;
+/** Size of a log's first block; each new block doubles the last one, up to `MAX_BLOCK`. */
+const FIRST_BLOCK = 4 * 1024;
 
-/** Capacity of a block that collects small appends. */
-const BLOCK_SIZE = 16 * 1024;
+/** Largest block: a full log of 16 MiB is 256 of them. */
+const MAX_BLOCK = 64 * 1024;
+
+/** Dropped blocks kept for reuse, at most: enough for appends of 1 MiB to allocate nothing. */
+const MAX_SPARES = 16;
 
 /** A UTF-8 character has at most three continuation bytes; skipping more would eat binary data. */
 const MAX_CONTINUATION_BYTES = 3;
 
-/** Once this many dropped slots lead the chunk list (and they are at least half of it), compact it. */
-const DEAD_SLOTS_BEFORE_COMPACTION = 1024;
-
 const EMPTY = new Uint8Array(0);
-const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * Where `appendText` encodes, a piece at a time: one buffer for the whole
+ * process (JavaScript runs one append at a time), so that encoding a chunk
+ * of text allocates nothing.
+ */
+const scratch = new Uint8Array(MAX_BLOCK);
 
 /** Whether `byte` is a UTF-8 continuation byte (`0b10xxxxxx`). */
 function isContinuation(byte: number): boolean {
   return (byte & 0xc0) === 0x80;
 }
 
-/** `view` itself, or a copy of it when it would otherwise keep a much larger buffer alive. */
-function tight(view: Uint8Array): Uint8Array {
-  return view.byteLength * 2 < view.buffer.byteLength ? view.slice() : view;
-}
-
 /**
  * An append-only byte log with an optional limit that drops from the front on
  * a UTF-8 character boundary.
  *
- * Appends cost time in proportion to their own size: bytes are kept as a list
- * of arrays, small appends are packed into shared blocks, and trimming drops
- * whole arrays from the front. Appended bytes are copied, so callers may
- * reuse their buffers.
+ * The bytes live in a list of blocks the log owns (4 KiB, doubling up to 64
+ * KiB), filled in order: an append costs one copy of its bytes, a full log
+ * holds its limit plus at most one block, and what an append pushes out is
+ * dropped before it is written, whole blocks at a time, so that the blocks
+ * freed take the new bytes: a full log that keeps growing allocates nothing. Appended bytes are
+ * copied, so callers may reuse their buffers.
  *
  * @example
  * ```ts
@@ -48,12 +52,14 @@ function tight(view: Uint8Array): Uint8Array {
  */
 export class OutputLog {
   #limit: number;
-  #chunks: Uint8Array[] = [];
-  /** Index of the first kept array in `#chunks`; the slots before it were dropped. */
-  #head = 0;
-  /** The block small appends are packed into, while it is the last kept array. */
-  #block: Uint8Array | undefined;
-  #blockUsed = 0;
+  /** The blocks holding the kept bytes, oldest first. */
+  #blocks: Uint8Array[] = [];
+  /** Offset of the first kept byte in the first block. */
+  #start = 0;
+  /** Bytes used in the last block. */
+  #end = 0;
+  /** Dropped blocks kept for reuse. */
+  #spares: Uint8Array[] = [];
   #byteLength = 0;
   #totalBytes = 0;
   #truncated = false;
@@ -105,18 +111,41 @@ export class OutputLog {
     if (length === 0) return;
     this.#totalBytes += length;
     if (length > this.#limit) {
-      this.#keepTailOf(bytes);
-      return;
-    }
-    if (length < SMALL_APPEND) {
-      this.#appendSmall(bytes);
+      // Only its tail can stay: replace everything by it.
+      this.#dropFront(this.#byteLength);
+      this.#truncated = true;
+      this.#skippable = MAX_CONTINUATION_BYTES;
+      this.#write(bytes.subarray(length - this.#limit));
     } else {
-      this.#sealBlock();
-      this.#chunks.push(bytes.slice());
+      // What the append pushes out goes first, so that its blocks take the new bytes.
+      const excess = this.#byteLength + length - this.#limit;
+      if (excess > 0) {
+        this.#truncated = true;
+        this.#dropFront(excess);
+        this.#skippable = MAX_CONTINUATION_BYTES;
+      }
+      this.#write(bytes);
     }
-    this.#byteLength += length;
-    if (this.#skippable > 0) this.#skipContinuation();
-    if (this.#byteLength > this.#limit) this.#trim();
+    this.#settle();
+  }
+
+  /**
+   * Appends `text` encoded as UTF-8, as `append(encoder.encode(text))` would,
+   * without allocating: it is encoded a piece at a time into a shared buffer.
+   *
+   * @param text Text to append; a lone surrogate becomes U+FFFD.
+   * @returns How many bytes it was.
+   */
+  appendText(text: string): number {
+    let rest = text;
+    let bytes = 0;
+    while (rest !== "") {
+      const { read, written } = encoder.encodeInto(rest, scratch);
+      this.append(scratch.subarray(0, written));
+      bytes += written;
+      rest = read === rest.length ? "" : rest.slice(read);
+    }
+    return bytes;
   }
 
   /**
@@ -135,7 +164,13 @@ export class OutputLog {
    * @returns The kept text.
    */
   text(): string {
-    return decoder.decode(this.bytes());
+    // Block by block: no copy of the whole log on the way to the string.
+    const decoder = new TextDecoder();
+    let text = "";
+    this.#forEachPiece(this.#byteLength, (piece) => {
+      text += decoder.decode(piece, { stream: true });
+    });
+    return text + decoder.decode();
   }
 
   /**
@@ -171,64 +206,54 @@ export class OutputLog {
    * that start the next append are dropped too.
    */
   clear(): void {
-    this.#chunks = [];
-    this.#head = 0;
-    this.#block = undefined;
+    this.#blocks = [];
+    this.#start = 0;
+    this.#end = 0;
     this.#byteLength = 0;
     this.#skippable = MAX_CONTINUATION_BYTES;
   }
 
-  /** Replaces everything kept by the tail of `bytes`, which alone exceeds the limit. */
-  #keepTailOf(bytes: Uint8Array): void {
-    this.clear();
-    this.#truncated = true;
-    this.#chunks.push(bytes.subarray(bytes.byteLength - this.#limit));
-    this.#byteLength = this.#limit;
-    this.#skipContinuation();
-    // Keep a copy: the caller's buffer is large and may be reused.
-    if (this.#byteLength > 0) this.#chunks[this.#head] = this.#chunks[this.#head].slice();
-  }
-
-  /** Copies `bytes` into the current block, starting a new one when it is full. */
-  #appendSmall(bytes: Uint8Array): void {
-    const chunks = this.#chunks;
-    let block = this.#block;
-    const blockIsLast = block !== undefined && chunks.length > this.#head &&
-      chunks[chunks.length - 1].buffer === block.buffer;
-    if (block === undefined || !blockIsLast || this.#blockUsed + bytes.byteLength > BLOCK_SIZE) {
-      this.#sealBlock();
-      block = this.#block = new Uint8Array(BLOCK_SIZE);
-      this.#blockUsed = 0;
-      chunks.push(block.subarray(0, 0));
+  /** Copies `bytes` after the kept ones, adding blocks as they fill. */
+  #write(bytes: Uint8Array): void {
+    const length = bytes.byteLength;
+    let done = 0;
+    while (done < length) {
+      let last = this.#blocks[this.#blocks.length - 1];
+      if (last === undefined || this.#end === last.byteLength) {
+        last = this.#newBlock();
+        this.#blocks.push(last);
+        this.#end = 0;
+      }
+      const count = Math.min(length - done, last.byteLength - this.#end);
+      last.set(
+        done === 0 && count === length ? bytes : bytes.subarray(done, done + count),
+        this.#end,
+      );
+      this.#end += count;
+      done += count;
     }
-    block.set(bytes, this.#blockUsed);
-    this.#blockUsed += bytes.byteLength;
-    // The kept part of the block starts where trimming left it (0 if untouched).
-    const last = chunks.length - 1;
-    chunks[last] = block.subarray(chunks[last].byteOffset, this.#blockUsed);
+    this.#byteLength += length;
   }
 
-  /** Stops packing into the current block, copying its used part if the rest is mostly empty. */
-  #sealBlock(): void {
-    const block = this.#block;
-    if (block === undefined) return;
-    this.#block = undefined;
-    const last = this.#chunks.length - 1;
-    if (last >= this.#head && this.#chunks[last].buffer === block.buffer) {
-      this.#chunks[last] = tight(this.#chunks[last]);
+  /** The next block: twice the last one (at most `MAX_BLOCK`, hardly more than the limit). */
+  #newBlock(): Uint8Array {
+    const last = this.#blocks[this.#blocks.length - 1]?.byteLength ?? 0;
+    const size = Math.min(Math.max(FIRST_BLOCK, last * 2), MAX_BLOCK, Math.max(this.#limit, 64));
+    const spare = this.#spares.pop();
+    if (spare !== undefined && spare.byteLength === size) return spare;
+    if (spare !== undefined) this.#spares = []; // Blocks are growing: the small ones are of no use.
+    return new Uint8Array(size);
+  }
+
+  /** After an append: finishes a cut character at the front, then keeps within the limit. */
+  #settle(): void {
+    if (this.#skippable > 0) this.#skipContinuation();
+    if (this.#byteLength > this.#limit) {
+      this.#truncated = true;
+      this.#dropFront(this.#byteLength - this.#limit);
+      this.#skippable = MAX_CONTINUATION_BYTES;
+      this.#skipContinuation();
     }
-  }
-
-  /** Drops from the front until within the limit, then up to the next character start. */
-  #trim(): void {
-    this.#truncated = true;
-    this.#dropFront(this.#byteLength - this.#limit);
-    this.#skippable = MAX_CONTINUATION_BYTES;
-    this.#skipContinuation();
-    if (this.#byteLength === 0) return;
-    const first = this.#chunks[this.#head];
-    // The open block is ours and bounded in size; copying it would only start a new one.
-    if (first.buffer !== this.#block?.buffer) this.#chunks[this.#head] = tight(first);
   }
 
   /**
@@ -237,7 +262,7 @@ export class OutputLog {
    */
   #skipContinuation(): void {
     while (this.#skippable > 0 && this.#byteLength > 0) {
-      if (!isContinuation(this.#chunks[this.#head][0])) break;
+      if (!isContinuation(this.#blocks[0][this.#start])) break;
       this.#dropFront(1);
       this.#skippable--;
     }
@@ -245,42 +270,60 @@ export class OutputLog {
     if (this.#byteLength > 0) this.#skippable = 0;
   }
 
-  /** Drops exactly `count` kept bytes from the front. */
+  /** Drops exactly `count` kept bytes from the front, freeing the blocks it empties. */
   #dropFront(count: number): void {
-    const chunks = this.#chunks;
     this.#byteLength -= count;
     while (count > 0) {
-      const first = chunks[this.#head];
-      if (first.byteLength <= count) {
-        count -= first.byteLength;
-        chunks[this.#head++] = EMPTY; // let the dropped array be collected
-      } else {
-        chunks[this.#head] = first.subarray(count);
-        count = 0;
+      const first = this.#blocks[0];
+      const used = (this.#blocks.length === 1 ? this.#end : first.byteLength) - this.#start;
+      if (used > count) {
+        this.#start += count;
+        return;
       }
+      count -= used;
+      this.#blocks.shift();
+      this.#keepSpare(first);
+      this.#start = 0;
     }
-    if (this.#head === chunks.length) {
-      this.#chunks = [];
-      this.#head = 0;
-    } else if (this.#head >= DEAD_SLOTS_BEFORE_COMPACTION && this.#head * 2 >= chunks.length) {
-      this.#chunks = chunks.slice(this.#head);
-      this.#head = 0;
+    if (this.#blocks.length === 0) this.#end = 0;
+    else if (this.#start === (this.#blocks.length === 1 ? this.#end : this.#blocks[0].byteLength)) {
+      // The first block was used up exactly: it is empty now.
+      this.#keepSpare(this.#blocks.shift()!);
+      this.#start = 0;
+      if (this.#blocks.length === 0) this.#end = 0;
+    }
+  }
+
+  #keepSpare(block: Uint8Array): void {
+    if (this.#spares.length < MAX_SPARES) this.#spares.push(block);
+  }
+
+  /** Calls `visit` with the last `size` kept bytes (`size` <= `byteLength`), a block at a time. */
+  #forEachPiece(size: number, visit: (piece: Uint8Array) => void): void {
+    let skip = this.#byteLength - size;
+    const blocks = this.#blocks;
+    for (let i = 0; i < blocks.length; i++) {
+      const from = i === 0 ? this.#start : 0;
+      const to = i === blocks.length - 1 ? this.#end : blocks[i].byteLength;
+      const used = to - from;
+      if (skip >= used) {
+        skip -= used;
+        continue;
+      }
+      visit(blocks[i].subarray(from + skip, to));
+      skip = 0;
     }
   }
 
   /** A copy of the last `size` kept bytes (`size` <= `byteLength`). */
   #tail(size: number): Uint8Array {
+    if (size === 0) return EMPTY.slice();
     const result = new Uint8Array(size);
-    let end = size;
-    for (let i = this.#chunks.length - 1; end > 0; i--) {
-      const chunk = this.#chunks[i];
-      const take = Math.min(chunk.byteLength, end);
-      result.set(
-        take === chunk.byteLength ? chunk : chunk.subarray(chunk.byteLength - take),
-        end - take,
-      );
-      end -= take;
-    }
+    let offset = 0;
+    this.#forEachPiece(size, (piece) => {
+      result.set(piece, offset);
+      offset += piece.byteLength;
+    });
     return result;
   }
 }

@@ -153,7 +153,7 @@ export class Terminal {
       const hit = resourceLimitHit(status, options.limits, this.#killedByUs);
       if (hit !== null && this.#limitHit === null) this.#report(hit);
       const rest = this.#plain.end();
-      if (rest !== "") this.#text.append(encoder.encode(rest));
+      if (rest !== "") this.#text.appendText(rest);
       this.#exitStatus = status;
       this.#notify();
       return status;
@@ -454,13 +454,12 @@ export class Terminal {
 
   #receive(bytes: Uint8Array): void {
     this.#raw.append(bytes);
-    const text = this.#plain.push(bytes);
     const base = this.#text.totalBytes;
-    if (text !== "") this.#text.append(encoder.encode(text));
+    // Straight into the log, as bytes: a flood makes no strings on the way (see pushInto).
+    this.#plain.pushInto(bytes, this.#text);
     this.#emulator?.write(bytes);
     for (const { osc, at } of this.#plain.takeOscMarks()) {
-      const offset = base + encoder.encode(text.slice(0, at)).length;
-      for (const listener of this.#oscListeners) listener(osc, offset);
+      for (const listener of this.#oscListeners) listener(osc, base + at);
     }
     this.#notify();
   }

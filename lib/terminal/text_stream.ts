@@ -42,8 +42,75 @@ const OSC_MARK_CAP = 4096;
 export interface OscMark {
   /** The string between `ESC ]` and its terminator, e.g. `"133;D;0"`. */
   osc: string;
-  /** Characters of plain text returned before it, counted since the marks were last taken. */
+  /**
+   * Plain text before it, counted since the marks were last taken: in
+   * characters (UTF-16 code units) after `push`, in UTF-8 bytes after `pushInto`.
+   */
   at: number;
+}
+
+/** Where `pushInto` writes plain text (an `OutputLog` is one). */
+export interface TextSink {
+  /** Takes UTF-8 bytes; they may be a view of a buffer that is reused at once. */
+  append(bytes: Uint8Array): void;
+  /** Takes text; returns how many UTF-8 bytes it was. */
+  appendText(text: string): number;
+}
+
+/** `pushInto` strips ASCII output a piece of this size at a time, in one shared buffer. */
+const PIECE = 64 * 1024;
+const piece = new Uint8Array(PIECE);
+
+/** `piece` four bytes at a time, for `textRunEnd`. */
+const pieceWords = new Uint32Array(piece.buffer);
+
+/**
+ * Where the run of text that starts at `start` in `piece` ends: the index of
+ * the first byte in `ENDS_TEXT`, or `length`. Whole words are tested four
+ * bytes at a time (any byte below 0x20, equal to 0x7f or from 0x80 up).
+ */
+function textRunEnd(start: number, length: number): number {
+  let i = start;
+  while (i < length && (i & 3) !== 0) {
+    if (ENDS_TEXT[piece[i]] === 1) return i;
+    i++;
+  }
+  while (i + 4 <= length) {
+    const word = pieceWords[i >>> 2];
+    const low = (word - 0x20202020) & ~word; // bytes below 0x20 (and bytes from 0x80 up)
+    const del = (word ^ 0x7f7f7f7f) - 0x01010101 & ~(word ^ 0x7f7f7f7f); // bytes equal to 0x7f
+    if (((low | del | word) & 0x80808080) !== 0) break;
+    i += 4;
+  }
+  while (i < length && ENDS_TEXT[piece[i]] === 0) i++;
+  return i;
+}
+
+/** What `#runAscii` returns when the piece was not all ASCII after all. */
+const NOT_ASCII = -1;
+
+/** Bytes that end a run of text in the ground state: C0 controls but tab and LF, DEL, non-ASCII. */
+const ENDS_TEXT = Uint8Array.from(
+  { length: 256 },
+  (_, code) => (code < 0x20 ? code !== LF && code !== TAB : code >= DEL) ? 1 : 0,
+);
+
+/** UTF-8 bytes of `text`'s first `end` code units (a lone surrogate counts as U+FFFD). */
+export function utf8Length(text: string, end: number = text.length): number {
+  let bytes = end;
+  for (let i = 0; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < end) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2; // four bytes for two code units
+        i++;
+      } else bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 type State = number;
@@ -142,6 +209,10 @@ export class PlainTextStream {
   #marks: OscMark[] = [];
   /** Characters of text returned since the marks were last taken: the base of new marks' offsets. */
   #pendingOffset = 0;
+  /** UTF-8 bytes `pushInto` wrote since the marks were last taken. */
+  #pendingBytes = 0;
+  /** Whether the decoder may hold the start of a character (the last chunk it saw ended in one). */
+  #decoderPending = false;
 
   /**
    * Takes the next chunk of the stream.
@@ -154,6 +225,56 @@ export class PlainTextStream {
   }
 
   /**
+   * Takes the next chunk of the stream and writes the plain text it completes
+   * to `out` as UTF-8: the same bytes as `out.append(encode(push(bytes)))`,
+   * but output that is all ASCII (the common flood) is stripped byte by byte
+   * in a shared buffer, without making strings. OSC marks taken after it
+   * count UTF-8 bytes. Use either this or `push` between two `takeOscMarks`.
+   *
+   * @param bytes Raw output bytes; may end inside a character or a sequence.
+   * @param out Where the plain text goes.
+   */
+  pushInto(bytes: Uint8Array, out: TextSink): void {
+    if (this.#decoderPending) {
+      this.#pushDecoded(bytes, out);
+      return;
+    }
+    for (let from = 0; from < bytes.length; from += PIECE) {
+      const length = Math.min(PIECE, bytes.length - from);
+      piece.set(
+        from === 0 && length === bytes.length ? bytes : bytes.subarray(from, from + length),
+      );
+      const before = { state: this.#state, osc: this.#osc, marks: this.#marks.length };
+      const kept = this.#runAscii(length);
+      if (kept === NOT_ASCII) {
+        // Undo this piece and take the rest through the decoder.
+        this.#state = before.state;
+        this.#osc = before.osc;
+        this.#marks.length = before.marks;
+        this.#pushDecoded(from === 0 ? bytes : bytes.subarray(from), out);
+        return;
+      }
+      if (kept > 0) out.append(piece.subarray(0, kept));
+      this.#pendingBytes += kept;
+    }
+  }
+
+  /** `pushInto` for output that is not all ASCII: through `push`, marks converted to bytes. */
+  #pushDecoded(bytes: Uint8Array, out: TextSink): void {
+    const firstMark = this.#marks.length;
+    const offset = this.#pendingOffset;
+    this.#pendingOffset = 0;
+    const text = this.push(bytes);
+    this.#pendingOffset = offset;
+    for (let i = firstMark; i < this.#marks.length; i++) {
+      const mark = this.#marks[i];
+      mark.at = this.#pendingBytes + utf8Length(text, mark.at);
+    }
+    if (text !== "") this.#pendingBytes += out.appendText(text);
+    this.#decoderPending = bytes.length > 0 && bytes[bytes.length - 1] >= 0x80;
+  }
+
+  /**
    * Ends the stream: an incomplete character at the end becomes U+FFFD and an
    * unfinished sequence is dropped. The stream can then be used again.
    *
@@ -162,6 +283,7 @@ export class PlainTextStream {
   end(): string {
     const text = this.#strip(this.#decoder.decode());
     this.#state = GROUND;
+    this.#decoderPending = false;
     return text;
   }
 
@@ -174,6 +296,7 @@ export class PlainTextStream {
     const marks = this.#marks;
     this.#marks = [];
     this.#pendingOffset = 0;
+    this.#pendingBytes = 0;
     return marks;
   }
 
@@ -284,6 +407,85 @@ export class PlainTextStream {
     this.#state = state;
     this.#pendingOffset += produced;
     return { text: pieces.length === 1 ? pieces[0] : pieces.join(""), end: i };
+  }
+
+  /**
+   * The state machine of `#run` for ASCII bytes (where a byte is its code
+   * unit), stripping the first `length` bytes of `piece` in place.
+   *
+   * @returns How many bytes of plain text it left at the start of `piece`,
+   *   or `NOT_ASCII` when it met a byte >= 0x80 (then the state is half-way).
+   */
+  #runAscii(length: number): number {
+    let state = this.#state;
+    let i = 0;
+    let kept = 0;
+    while (i < length) {
+      if (state === GROUND) {
+        // Runs of text move down over what was dropped; C0 controls but tab and LF, and DEL, end them.
+        const end = textRunEnd(i, length);
+        if (end > i) {
+          if (kept !== i) piece.copyWithin(kept, i, end);
+          kept += end - i;
+        }
+        if (end === length) break;
+        if (piece[end] >= 0x80) return NOT_ASCII;
+        if (piece[end] === ESC) state = ESCAPE;
+        i = end + 1;
+      } else if (state === OSC_STRING || state === CONTROL_STRING) {
+        let end = i;
+        for (; end < length; end++) {
+          const code = piece[end];
+          if (code >= 0x80) return NOT_ASCII;
+          if (code === ESC || code === CAN || code === SUB) break;
+          if (code === 0x07 && state === OSC_STRING) break;
+        }
+        if (state === OSC_STRING && this.#osc !== undefined) {
+          // Past the cap it is dropped anyway: never make a long string of it.
+          this.#osc = this.#osc.length + end - i > OSC_MARK_CAP
+            ? undefined
+            : this.#osc + String.fromCharCode(...piece.subarray(i, end));
+        }
+        if (end === length) {
+          i = length;
+          break;
+        }
+        const terminator = piece[end];
+        if (state === OSC_STRING && terminator === 0x07) this.#finishOsc(this.#pendingBytes + kept);
+        if (terminator !== ESC && state === OSC_STRING) this.#osc = undefined;
+        state = terminator === ESC ? (state === OSC_STRING ? OSC_ESCAPE : STRING_ESCAPE) : GROUND;
+        i = end + 1;
+      } else if (state === STRING_ESCAPE || state === OSC_ESCAPE) {
+        if (piece[i] === BACKSLASH) {
+          if (state === OSC_ESCAPE) this.#finishOsc(this.#pendingBytes + kept);
+          state = GROUND;
+          i++;
+        } else {
+          state = ESCAPE; // the string was aborted; this character follows a new ESC
+        }
+        this.#osc = undefined;
+      } else {
+        const code = piece[i++];
+        if (code >= 0x20 && code < DEL) {
+          if (state === ESCAPE) {
+            state = afterEscape(code);
+            if (state === OSC_STRING) this.#osc = "";
+          } else if (state === ESCAPE_INTERMEDIATE) state = code < 0x30 ? state : GROUND;
+          else state = code < 0x40 ? state : GROUND; // CSI: parameters, intermediates, final
+        } else if (code >= 0x80) {
+          return NOT_ASCII;
+        } else if (code === ESC) {
+          state = ESCAPE;
+        } else if (code === CAN || code === SUB) {
+          state = GROUND;
+        } else if (code === LF || code === TAB) {
+          piece[kept++] = code; // kept < i: it never overtakes what is still to be read
+        }
+        // Other C0 controls and DEL inside a sequence are ignored.
+      }
+    }
+    this.#state = state;
+    return kept;
   }
 
   #collectOsc(piece: string): void {

@@ -283,6 +283,65 @@ describe("plain text stream", () => {
         }
       });
     }
+
+    /** Like `run`, through pushInto: the UTF-8 it wrote, and marks counted in bytes. */
+    const runInto = (chunks: Uint8Array[]) => {
+      const stream = new PlainTextStream();
+      const parts: number[] = [];
+      const sink = {
+        append: (bytes: Uint8Array) => void parts.push(...bytes),
+        appendText: (text: string) => {
+          const bytes = encoder.encode(text);
+          parts.push(...bytes);
+          return bytes.length;
+        },
+      };
+      for (const chunk of chunks) stream.pushInto(chunk, sink);
+      const marks = stream.takeOscMarks();
+      sink.appendText(stream.end());
+      return { text: new TextDecoder().decode(Uint8Array.from(parts)), marks };
+    };
+    /** `run`'s marks in UTF-8 bytes, as pushInto counts them. */
+    const inBytes = ({ text, marks }: ReturnType<typeof run>) => ({
+      text,
+      marks: marks.map(({ osc, at }) => ({ osc, at: encoder.encode(text.slice(0, at)).length })),
+    });
+    for (const { name, tokens, most, count } of cases) {
+      it(`plain text stream: pushInto writes what push returns, as UTF-8 (${name})`, () => {
+        for (let n = 0; n < count / 2; n++) {
+          const length = 1 + Math.floor(random() * most);
+          const input = Array.from({ length }, () => tokens[Math.floor(random() * tokens.length)])
+            .join("");
+          const bytes = encoder.encode(input);
+          const expected = inBytes(run([bytes]));
+          assert.deepEqual(runInto([bytes]), expected, show(input));
+          assert.deepEqual(runInto(randomCuts(bytes)), expected, show(input));
+          const bytewise = Array.from(bytes, (byte) => Uint8Array.of(byte));
+          assert.deepEqual(runInto(bytewise), expected, show(input));
+        }
+      });
+    }
+
+    it("plain text stream: pushInto finds every control byte at every place in a word", () => {
+      const controls = [...Array.from({ length: 0x20 }, (_, code) => code), 0x7f, 0x80, 0xc3];
+      for (const code of controls) {
+        for (let at = 0; at < 12; at++) {
+          const bytes = new Uint8Array(16).fill(0x61);
+          bytes[at] = code;
+          if (code === 0xc3) bytes[at + 1] = 0xa9; // é
+          const expected = inBytes(run([bytes]));
+          assert.deepEqual(runInto([bytes]), expected, `byte ${code} at ${at}`);
+        }
+      }
+    });
+
+    it("plain text stream: pushInto of an ASCII flood larger than its buffer keeps every line", () => {
+      const line = `${ESC}[01;34m0123456789${ESC}[0m abcdefghijklmnopqrstuvwxyz\r\n`;
+      const bytes = encoder.encode(line.repeat(20_000)); // ~1.1 MB: many 64 KiB pieces
+      const expected = inBytes(run([bytes]));
+      assert.deepEqual(runInto([bytes]), expected);
+      assert.deepEqual(runInto(randomCuts(bytes)), expected);
+    });
   });
 
   it("plain text stream: a character split across chunks survives", () => {
