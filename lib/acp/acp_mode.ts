@@ -13,7 +13,8 @@ import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
 import { ACP_EXIT, type AcpOptions, HELP, parseOptions } from "./acp_options.ts";
 import { type AgentProcess, startAgent } from "./agent_process.ts";
-import { checkUpdates, type InvalidUpdate } from "./agent_stream.ts";
+import { AgentDiagnostics } from "./agent_diagnostics.ts";
+import { checkUpdates } from "./agent_stream.ts";
 import { serveFiles, serveTerminals } from "./client_handlers.ts";
 import { watchFileRequests } from "./file_activity.ts";
 import { type AskPerson, PermissionDesk, toPermissionResponse } from "./permissions.ts";
@@ -75,14 +76,13 @@ class AcpRun {
   #graceTimer: ReturnType<typeof setTimeout> | undefined;
   #removeSignals: (() => void)[] = [];
   #gone: Promise<number> | undefined;
-  #initialized = false;
-  #noiseWarned = false;
-  readonly #warnedKinds = new Set<string>();
+  readonly #diagnostics: AgentDiagnostics;
 
   constructor(options: AcpOptions, agent: AgentProcess, renderer: Renderer) {
     this.#options = options;
     this.#agent = agent;
     this.#renderer = renderer;
+    this.#diagnostics = new AgentDiagnostics(agent, (event) => renderer.event(event));
     this.#service = new TerminalService({ cwd: options.cwd, outputCeiling: options.outputLimit });
     this.#service.onEvent((event) => renderer.terminal(event));
     const chatting = options.policy === "ask" ||
@@ -110,12 +110,12 @@ class AcpRun {
     // response could overtake its last updates: render them as they are read.
     const checked = checkUpdates(agent.stream, {
       update: (update) => renderer.update(update),
-      invalid: (invalid) => this.#invalidUpdate(invalid),
+      invalid: (invalid) => this.#diagnostics.invalidUpdate(invalid),
     });
     this.#connection = app.connect(
       watchFileRequests(checked, (activity) => renderer.event(activity)),
     );
-    agent.onNoise((line) => this.#noise(line));
+    agent.onNoise((line) => this.#diagnostics.noise(line));
   }
 
   /** Initializes, opens the session and runs every turn; returns the exit code. */
@@ -151,7 +151,7 @@ class AcpRun {
     const ctx = this.#connection.agent;
     const init = await this.#initialize();
     if (typeof init === "number") return init;
-    this.#initialized = true;
+    this.#diagnostics.initialized();
     if (init.protocolVersion !== acp.PROTOCOL_VERSION) {
       this.#renderer.event({
         type: "error",
@@ -192,13 +192,10 @@ class AcpRun {
       },
       clientInfo: { name: "termbridge", version: VERSION },
     });
-    const limit = `${this.#options.initTimeoutMs / 1000} s`;
     const waiting = setTimeout(() => {
       this.#renderer.event({
         type: "notice",
-        message: `The agent has not answered initialize after ${
-          INIT_NOTICE_MS / 1000
-        } s: termbridge is waiting (up to ${limit}, --init-timeout). Many agents speak ACP only when started with a flag, such as --acp or --experimental-acp: see the agent's --help.${this.#noiseSoFar()}`,
+        message: this.#diagnostics.stillWaiting(INIT_NOTICE_MS, this.#options.initTimeoutMs),
       });
     }, INIT_NOTICE_MS);
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -211,10 +208,7 @@ class AcpRun {
       answer.catch(() => {}); // Abandoned: the connection closes with the run.
       this.#renderer.event({
         type: "error",
-        message:
-          `Cannot start the conversation: the agent did not answer initialize within ${limit}. Is "${
-            this.#options.agent[0]
-          }" an ACP agent, started with the flag it needs to speak ACP (such as --acp)?${this.#noiseSoFar()}`,
+        message: this.#diagnostics.gaveUp(this.#options.initTimeoutMs, this.#options.agent[0]),
       });
       return ACP_EXIT.protocol;
     } catch (error) {
@@ -223,41 +217,6 @@ class AcpRun {
       clearTimeout(waiting);
       clearTimeout(timer);
     }
-  }
-
-  /** The first lines the agent printed that are not JSON-RPC, as the end of a message. */
-  #noiseSoFar(): string {
-    const lines = this.#agent.noise;
-    if (lines.length === 0) return " It has printed nothing on stdout.";
-    return `\nIt printed on stdout (not JSON-RPC):\n${
-      lines.map((line) => `  | ${line}`).join("\n")
-    }`;
-  }
-
-  /** A line the agent printed on stdout that is not JSON-RPC, after initialize: said once. */
-  #noise(line: string): void {
-    if (!this.#initialized || this.#noiseWarned) return;
-    this.#noiseWarned = true;
-    const where = this.#agent.logging
-      ? "the agent log has them all"
-      : "--agent-log FILE keeps them";
-    this.#renderer.event({
-      type: "warning",
-      message:
-        `The agent printed a line on stdout that is not JSON-RPC: ignored, as are later ones (${where}): ${line}`,
-    });
-  }
-
-  /** A `session/update` that fails the schema: one warning per kind, the raw message in the agent log. */
-  #invalidUpdate({ message, kind, problem }: InvalidUpdate): void {
-    const what = `${kind === undefined ? "" : `${kind}: `}${problem}`;
-    this.#agent.log(`ignored an invalid session/update (${what}): ${JSON.stringify(message)}`);
-    if (this.#warnedKinds.has(kind ?? "")) return;
-    this.#warnedKinds.add(kind ?? "");
-    this.#renderer.event({
-      type: "warning",
-      message: `The agent sent an invalid session/update (${what}): ignored`,
-    });
   }
 
   async #authenticate(methods: acp.AuthMethod[]): Promise<number | undefined> {

@@ -25,8 +25,8 @@ function isBlank(byte: number): boolean {
 
 /**
  * Passes on the lines of `input` that start (after blanks) with `{` or `[`,
- * byte for byte and as they arrive; calls `onNoise` with each other line
- * (cut to 500 bytes) instead.
+ * from that byte on, as they arrive (never buffered); calls `onNoise` with
+ * each other line (cut to 500 bytes) instead. Blank lines are dropped.
  *
  * @param input The agent's stdout.
  * @param onNoise Called with each line that is not JSON-RPC, without its line end.
