@@ -9,7 +9,7 @@ import { PolicyError } from "./errors.ts";
 import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analyse.ts";
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
-import { type CompiledRule, compileRule, matchRule } from "./rules.ts";
+import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
 import type {
   CommandPolicy,
   CommandVerdict,
@@ -45,9 +45,10 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
     for (const pattern of rules[list] ?? []) compiled.push(compileRule(list, pattern));
   }
   // A policy that allows everything has nothing to ask about, even for lines it cannot read.
+  const index = new RuleIndex(compiled);
   const strict = fallback !== "allow" || compiled.some((rule) => rule.list !== "allow");
   const judge = (analysis: Analysis, context: PolicyContext) =>
-    verdictOf(analysis, { compiled, fallback, strict, home: context.env.HOME ?? "" });
+    verdictOf(analysis, { rules: index, fallback, strict, home: context.env.HOME ?? "" });
   return {
     async checkLine(line, context) {
       const parser = await loadShellParser();
@@ -71,7 +72,7 @@ function analysisContext(context: PolicyContext) {
 }
 
 interface Judge {
-  compiled: CompiledRule[];
+  rules: RuleIndex;
   fallback: Decision;
   strict: boolean;
   home: string;
@@ -125,7 +126,7 @@ function judgeCommand(found: Analysed, judge: Judge): Judged {
   let ask: CompiledRule | null = null;
   let maybe: CompiledRule | null = null;
   let allow: CompiledRule | null = null;
-  for (const rule of judge.compiled) {
+  for (const rule of judge.rules.candidates(found.program.names)) {
     const match = matchRule(rule, found.program, found.words, {
       home: judge.home,
       open: found.open,

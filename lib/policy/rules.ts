@@ -154,3 +154,36 @@ function matchWord(pattern: WordPattern, text: string, home: string): boolean {
   }
   return pattern.exact !== null ? pattern.exact === text : pattern.regex.test(text);
 }
+
+/**
+ * Rules indexed by the program they name, so a command is matched only
+ * against the rules that could name it (and those with a glob, `~` or a path
+ * as their program word). Keeps the rules' order: deny, ask, allow.
+ */
+export class RuleIndex {
+  readonly #byName = new Map<string, { rule: CompiledRule; order: number }[]>();
+  readonly #always: { rule: CompiledRule; order: number }[] = [];
+  readonly size: number;
+
+  constructor(rules: CompiledRule[]) {
+    rules.forEach((rule, order) => {
+      const first = rule.words[0];
+      if (first.exact === null || first.tilde || first.path) {
+        this.#always.push({ rule, order });
+        return;
+      }
+      const list = this.#byName.get(first.exact) ?? [];
+      list.push({ rule, order });
+      this.#byName.set(first.exact, list);
+    });
+    this.size = rules.length;
+  }
+
+  /** The rules that may match a program known by `names`, in their order. */
+  candidates(names: string[]): CompiledRule[] {
+    const found = [...this.#always];
+    for (const name of names) found.push(...(this.#byName.get(name) ?? []));
+    if (names.length > 1 || this.#always.length > 0) found.sort((a, b) => a.order - b.order);
+    return found.map((entry) => entry.rule);
+  }
+}
