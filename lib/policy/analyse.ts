@@ -34,6 +34,8 @@ export interface AnalysisContext {
   cwd: string;
   path: string;
   home: string;
+  /** The shell's aliases, when the line is typed into a shell that has them. */
+  aliases?: Record<string, string>;
 }
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
@@ -78,12 +80,31 @@ class Analyser {
       return;
     }
     // Extraction finishes with the tree before any nested parse replaces it.
-    const contents = extractCommands(this.parser.parse(text), this.context.home, via);
+    const contents = extractCommands(
+      this.parser.parse(joinContinuations(text)),
+      this.context.home,
+      via,
+    );
     this.analysis.unknowns.push(...contents.unknowns);
     for (const found of contents.commands) {
       this.command(found.words, found.via, false, found.stdin, depth);
+      const alias = found.afterName !== undefined
+        ? this.context.aliases?.[found.words[0].text]
+        : undefined;
+      if (alias !== undefined && !this.#expanding.has(found.words[0].text)) {
+        // The shell runs the alias's text in the word's place: check that too.
+        this.#expanding.add(found.words[0].text);
+        this.line(
+          `${alias}${found.afterName}`,
+          [...found.via, `alias ${found.words[0].text}`],
+          depth + 1,
+        );
+        this.#expanding.delete(found.words[0].text);
+      }
     }
   }
+
+  readonly #expanding = new Set<string>();
 
   command(words: Word[], via: string[], open: boolean, stdin: Word | undefined, depth: number) {
     if (words.length === 0) return;
@@ -134,4 +155,38 @@ class Analyser {
   unknown(reason: string, via: string[]): void {
     this.analysis.unknowns.push({ reason, via });
   }
+}
+
+/**
+ * The line with its backslash-newline continuations removed, as the shell
+ * removes them before it reads words (`tou\\<newline>ch` is `touch`); kept
+ * inside single quotes and comments, where they mean nothing.
+ */
+export function joinContinuations(text: string): string {
+  if (!text.includes("\\\n")) return text;
+  let out = "";
+  let quote: "'" | '"' | null = null;
+  let comment = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (comment) {
+      if (char === "\n") comment = false;
+      out += char;
+    } else if (char === "\\" && quote !== "'") {
+      if (text[i + 1] === "\n") {
+        i++; // The continuation disappears.
+      } else {
+        out += char + (text[i + 1] ?? "");
+        i++;
+      }
+    } else {
+      if (quote === null && (char === "'" || char === '"')) quote = char;
+      else if (char === quote) quote = null;
+      else if (quote === null && char === "#" && (out === "" || /[\s;&|()<>]$/.test(out))) {
+        comment = true;
+      }
+      out += char;
+    }
+  }
+  return out;
 }

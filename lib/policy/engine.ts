@@ -68,6 +68,7 @@ function analysisContext(context: PolicyContext) {
     cwd: context.cwd,
     path: context.env.PATH ?? "/usr/bin:/bin",
     home: context.env.HOME ?? "",
+    aliases: context.aliases,
   };
 }
 

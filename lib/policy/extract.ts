@@ -15,6 +15,8 @@ export interface FoundCommand {
   via: string[];
   /** Literal text given on standard input by a here-document or here-string. */
   stdin?: Word;
+  /** The source text after the program word, when the word could be an alias (plain, unquoted). */
+  afterName?: string;
 }
 
 /** What a line holds. */
@@ -114,7 +116,14 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
         via,
       });
     }
-    state.contents.commands.push(stdin === undefined ? { words, via } : { words, via, stdin });
+    const found: FoundCommand = { words, via };
+    if (stdin !== undefined) found.stdin = stdin;
+    const nameNode = node.childForFieldName("name");
+    const plain = nameNode?.namedChild(0);
+    if (nameNode && plain?.type === "word" && !/[\\'"]/.test(plain.text)) {
+      found.afterName = node.text.slice(nameNode.endIndex - node.startIndex);
+    }
+    state.contents.commands.push(found);
   }
   // Substitutions inside words, assignments and redirections run too.
   for (const child of children) {

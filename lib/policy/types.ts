@@ -69,6 +69,8 @@ export interface PathVerdict {
 export interface PolicyContext {
   cwd: string;
   env: Record<string, string>;
+  /** The shell's aliases (lines typed into a session): an aliased command word is checked as what it expands to. */
+  aliases?: Record<string, string>;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

@@ -14,6 +14,7 @@ import { SessionBusyError } from "./errors.ts";
 import { CastRecorder } from "./recorder.ts";
 import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
 import { ShellState } from "./shell_state.ts";
+import { TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 import { limitCommandTime } from "./command_timer.ts";
 import { type LimitHit, type Limits, sandboxPrefix, type SandboxSettings } from "../sandbox/mod.ts";
@@ -40,6 +41,12 @@ export interface SessionOptions {
   limits?: Limits;
   /** Told of every limit the session hits (for the audit log). */
   onLimit?: (hit: LimitHit) => void;
+  /**
+   * Checks each line the shell (bash or zsh) is about to run, at the moment
+   * Enter is accepted; a refused line is not run and the shell says why.
+   * Leave it out when the policy allows everything: then the hooks cost nothing.
+   */
+  lineCheck?: TypedLineCheck;
 }
 
 /** What `exec` and `input` report. */
@@ -103,6 +110,8 @@ export class Session {
   readonly #shell: ShellState;
   #lastOutputAt = performance.now();
   #recorder: CastRecorder | undefined;
+  /** Answers the shell's typed-line checks, when the session has them. */
+  #lines: TypedLineChannel | undefined;
   #stopRecording: (() => void) | undefined;
   #stopTimer: (() => void) | undefined;
 
@@ -135,7 +144,12 @@ export class Session {
         onHit: options.onLimit,
       });
     }
-    this.terminal.onOsc((osc, offset) => this.#shell.mark(osc, offset));
+    if (shell?.lineDir !== undefined && options.lineCheck !== undefined) {
+      this.#lines = new TypedLineChannel(shell.lineDir, options.lineCheck);
+    }
+    this.terminal.onOsc((osc, offset) => {
+      if (this.#lines?.handle(osc) !== true) this.#shell.mark(osc, offset);
+    });
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) this.record(options.record);
   }
@@ -149,7 +163,9 @@ export class Session {
     const env = { ...runtime.env(), ...options.env };
     const cwd = options.cwd ?? runtime.cwd();
     const program = options.program ?? [defaultShell(env)];
-    const shell = integrateShell(program[0], program.slice(1));
+    const shell = integrateShell(program[0], program.slice(1), {
+      checkLines: options.lineCheck !== undefined,
+    });
     const shown = shell ? [shell.directory] : [];
     const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown) ?? undefined;
     const session = new Session({ ...options, program }, shell, sandbox);
@@ -362,6 +378,7 @@ export class Session {
     this.#stopTimer?.();
     await this.terminal.dispose();
     this.record(null);
+    this.#lines?.close();
   }
 
   #send(text: string, enter: string): void {

@@ -19,6 +19,130 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
 /**
+ * The typed-line check, shared by both shells (`$1` is the line, as the shell
+ * will run it). It writes the line with the cwd, PATH and aliases to a file in
+ * the session's private directory, asks termbridge with an OSC 6973 mark on
+ * the terminal, and waits for the answer on the FIFO beside it (opened
+ * read-write, so opening never blocks). A nonce ties the answer to the
+ * question. No answer (termbridge gone, or no channel) refuses the line.
+ * Sets `__tb_verdict` to allow, more (the command continues on the next line)
+ * or deny, and `__tb_why`.
+ */
+const LINE_CHECK_COMMON = [
+  '__tb_dir="${TERMBRIDGE_LINE_DIR:-/tmp}"',
+  "__tb_pending=",
+  "__tb_fd=",
+  "# One FIFO per session, shared with nested shells (only one of them asks at a time).",
+  '__tb_fifo="$__tb_dir/reply"',
+  '[ -p "$__tb_fifo" ] || command mkfifo -m 600 "$__tb_fifo" 2>/dev/null',
+  'if [ -p "$__tb_fifo" ] && exec {__tb_fd}<>"$__tb_fifo"; then :; else __tb_fd=; fi',
+  "__termbridge_ask() {",
+  '  __tb_verdict=deny __tb_why="termbridge cannot check typed lines in this shell"',
+  '  [ -n "$__tb_fd" ] || return 0',
+  '  local __tb_nonce="$RANDOM$RANDOM$RANDOM$RANDOM" __tb_reply=""',
+  '  { printf \'%s\\0%s\\0%s\\0%s\\0\' "$__tb_nonce" "${BASH:-zsh}" "$PWD" "${PATH-}"; alias; printf \'\\0%s\' "$1"; } >| "$__tb_dir/line" 2>/dev/null || return 0',
+  "  printf '\\033]6973;check\\007'",
+  '  while IFS= read -r -t 600 -u "$__tb_fd" __tb_reply; do',
+  '    case "$__tb_reply" in "$__tb_nonce "*) break ;; esac',
+  '    __tb_reply=""',
+  "  done",
+  '  case "$__tb_reply" in',
+  '    "$__tb_nonce allow") __tb_verdict=allow ;;',
+  '    "$__tb_nonce more") __tb_verdict=more ;;',
+  '    "$__tb_nonce deny "*) __tb_why="${__tb_reply#"$__tb_nonce deny "}" ;;',
+  '    *) __tb_why="termbridge did not answer the typed-line check" ;;',
+  "  esac",
+  "}",
+  "__termbridge_refused() {",
+  "  printf 'termbridge: %s\\n' \"${__tb_refusal-refused}\" >&2",
+  "  # zsh: the line as typed becomes the latest history entry (Up recalls it).",
+  '  [ -z "${ZSH_VERSION-}" ] || print -s -r -- "$__tb_original"',
+  "  return 126",
+  "}",
+];
+
+/**
+ * bash: Enter (and Ctrl+J) in every keymap runs a macro of two private keys,
+ * the check (`bind -x`, which sees and may replace READLINE_LINE) and then
+ * accept-line. History expansion is applied first, as bash would. A refused
+ * line is put in the history as typed and replaced by a command that says why.
+ */
+const BASH_LINE_CHECK = [
+  'if [ -n "${TERMBRIDGE_LINE_CHECK-}" ]; then',
+  ...LINE_CHECK_COMMON.map((line) => `  ${line}`),
+  "  __termbridge_check() {",
+  '    local __tb_line="$READLINE_LINE"',
+  '    case "$-:$__tb_line" in *H*:*!*) __tb_line="$(history -p -- "$__tb_line" 2>/dev/null)" || return 0 ;; esac',
+  '    case "$__tb_pending$__tb_line" in *[![:space:]]*) ;; *) return 0 ;; esac',
+  '    __termbridge_ask "$__tb_pending$__tb_line"',
+  '    case "$__tb_verdict" in',
+  "      allow) __tb_pending= ;;",
+  "      more) __tb_pending=\"$__tb_pending$__tb_line\"$'\\n' ;;",
+  "      *)",
+  "        # Refused in the middle of a continued command: abandon all of it, as Ctrl+C does.",
+  '        if [ -n "$__tb_pending" ]; then',
+  "          __tb_pending= READLINE_LINE=",
+  "          printf '\\ntermbridge: %s\\n' \"$__tb_why\" >&2",
+  "          kill -INT $$",
+  "          return",
+  "        fi",
+  '        history -s -- "$READLINE_LINE"',
+  '        __tb_refusal="$__tb_why"',
+  "        READLINE_LINE=__termbridge_refused",
+  '        READLINE_POINT="${#READLINE_LINE}"',
+  "        ;;",
+  "    esac",
+  "  }",
+  '  HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:}__termbridge_refused"',
+  "  for __tb_map in emacs vi-insert vi-command; do",
+  '    bind -m "$__tb_map" -x \'"\\C-x\\C-_\\C-t": __termbridge_check\'',
+  '    bind -m "$__tb_map" \'"\\C-x\\C-_\\C-a": accept-line\'',
+  '    bind -m "$__tb_map" \'"\\C-m": "\\C-x\\C-_\\C-t\\C-x\\C-_\\C-a"\'',
+  '    bind -m "$__tb_map" \'"\\C-j": "\\C-x\\C-_\\C-t\\C-x\\C-_\\C-a"\'',
+  "  done",
+  "  unset __tb_map",
+  "fi",
+];
+
+/**
+ * zsh: accept-line is wrapped (the widget Enter runs in every keymap); history
+ * expansion is applied first with expand-history. A refused line stays in the
+ * history as typed and is replaced by a command that says why.
+ */
+const ZSH_LINE_CHECK = [
+  'if [ -n "${TERMBRIDGE_LINE_CHECK-}" ]; then',
+  ...LINE_CHECK_COMMON.map((line) => `  ${line}`),
+  "  __termbridge_accept_line() {",
+  "    [[ -o banghist && $BUFFER == *'!'* ]] && zle expand-history",
+  '    local __tb_line="$BUFFER"',
+  '    if [[ "$__tb_pending$__tb_line" == *[![:space:]]* ]]; then',
+  '      __termbridge_ask "$__tb_pending$__tb_line"',
+  '      case "$__tb_verdict" in',
+  "        allow) __tb_pending= ;;",
+  "        more) __tb_pending=\"$__tb_pending$__tb_line\"$'\\n' ;;",
+  "        *)",
+  '          if [[ -n "$__tb_pending" ]]; then',
+  "            __tb_pending=",
+  "            zle -I",
+  '            print -u2 -r -- "termbridge: $__tb_why"',
+  "            zle send-break",
+  "            return",
+  "          fi",
+  '          __tb_original="$BUFFER"',
+  '          __tb_refusal="$__tb_why"',
+  "          BUFFER=__termbridge_refused",
+  "          ;;",
+  "      esac",
+  "    fi",
+  "    zle .accept-line",
+  "  }",
+  "  zle -N accept-line __termbridge_accept_line",
+  "  __termbridge_history() { [[ $1 != __termbridge_refused* ]]; }",
+  "  add-zsh-hook zshaddhistory __termbridge_history",
+  "fi",
+];
+
+/**
  * The bash hooks, written for `set -euo pipefail` in the session (every
  * expansion has a default, nothing in the hook can fail). On bash 5.1+ the
  * hook is element 9 of the PROMPT_COMMAND array, so a user's
@@ -38,6 +162,7 @@ const bashRc = (rcFile: string) =>
     "fi",
     "__termbridge_prompt() {",
     "  local __tb_status=$?",
+    "  __tb_pending=",
     '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$__tb_status" "${HOSTNAME-}" "$PWD"',
     "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"'\\[\\033]133;B\\007\\]' ;; esac",
     '  return "$__tb_status"',
@@ -55,6 +180,7 @@ const bashRc = (rcFile: string) =>
     "  *) PS0=\"${PS0-}\"$'\\033]133;C\\007' ;;",
     "esac",
     `alias bash='bash --rcfile "${rcFile}"'`,
+    ...BASH_LINE_CHECK,
     "",
   ].join("\n");
 
@@ -65,6 +191,7 @@ const ZSH_RC = [
   '[ -z "${TERMBRIDGE_NORC-}" ] && [ -r "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"',
   "__termbridge_precmd() {",
   "  local s=$?",
+  "  __tb_pending=",
   '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$s" "${HOST-}" "$PWD"',
   "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"$'%{\\e]133;B\\a%}' ;; esac",
   "  return $s",
@@ -76,6 +203,7 @@ const ZSH_RC = [
   "autoload -Uz add-zsh-hook",
   "add-zsh-hook precmd __termbridge_precmd",
   "add-zsh-hook preexec __termbridge_preexec",
+  ...ZSH_LINE_CHECK,
   "",
 ].join("\n");
 
@@ -86,6 +214,11 @@ export interface IntegratedShell {
   env: Record<string, string>;
   /** The directory of termbridge's start-up files (a sandbox must show it). */
   directory: string;
+  /**
+   * With typed-line checks: the session's private directory where the shell
+   * writes the lines it asks about and reads the answers; the caller removes it.
+   */
+  lineDir?: string;
 }
 
 /** The shells termbridge integrates with. */
@@ -126,17 +259,45 @@ function writeOnce(path: string, content: string): void {
  * Prepares `shell` (a path or name of bash or zsh) to start with termbridge's
  * hooks after the user's own start-up files; undefined for other programs.
  */
-export function integrateShell(shell: string, args: string[] = []): IntegratedShell | undefined {
+export function integrateShell(
+  shell: string,
+  args: string[] = [],
+  options: { checkLines?: boolean } = {},
+): IntegratedShell | undefined {
   const name = basename(shell);
   if (!supportsIntegration(name)) return undefined;
   const dir = startupDirectory();
+  const integrated = integrate(shell, name, args, dir);
+  if (options.checkLines) {
+    // The hooks are in every start-up file; only these variables switch them on.
+    const lineDir = mkdtempSync(join(dir, "lines-"));
+    integrated.env.TERMBRIDGE_LINE_CHECK = "1";
+    integrated.env.TERMBRIDGE_LINE_DIR = lineDir;
+    integrated.lineDir = lineDir;
+  }
+  return integrated;
+}
+
+/**
+ * A short hash of the start-up files' text, in their names: termbridge
+ * versions (or checkouts) with different hooks never overwrite each other's.
+ */
+const VERSION = (() => {
+  let hash = 0x811c9dc5;
+  for (const char of bashRc("") + ZSH_RC) {
+    hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+})();
+
+function integrate(shell: string, name: string, args: string[], dir: string): IntegratedShell {
   if (name === "bash") {
-    const rc = join(dir, "bashrc");
+    const rc = join(dir, `bashrc-${VERSION}`);
     writeOnce(rc, bashRc(rc));
     const { long, rest, env } = splitBashOptions(args);
     return { argv: [shell, ...long, "--rcfile", rc, "-i", ...rest], env, directory: dir };
   }
-  const zdotdir = join(dir, "zsh");
+  const zdotdir = join(dir, `zsh-${VERSION}`);
   mkdirSync(zdotdir, { recursive: true, mode: 0o700 });
   writeOnce(join(zdotdir, ".zshrc"), ZSH_RC);
   // -f (no rc files) would skip termbridge's .zshrc too: it skips only the user's.

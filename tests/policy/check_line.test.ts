@@ -44,6 +44,8 @@ const DENIED: [string, string][] = [
   ["empty quotes inside", "to''uch m"],
   ["quoted part", 'to"uc"h m'],
   ["ANSI-C string", "$'\\x74ouch' m"],
+  ["line continuation inside the word", "tou\\\nch m"],
+  ["alias", "harmless m"],
   ["symlink on PATH", "x m"],
   ["symlink by path", `${"./"}x m`],
   // Constructs.
@@ -133,7 +135,10 @@ const DENIED: [string, string][] = [
 describe("policy: a deny rule is not fooled", () => {
   for (const [name, line] of DENIED) {
     test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await denyTouch().checkLine(line, context);
+      const verdict = await denyTouch().checkLine(line, {
+        ...context,
+        aliases: { harmless: "touch" },
+      });
       assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
       assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
       assert.ok(verdict.commands.some((c) => c.decision === "deny"));

@@ -1,0 +1,162 @@
+/**
+ * Typed lines: in a real bash and a real zsh, a line the policy refuses is not
+ * run however it reaches the shell (exec, type + Enter, Up-arrow history
+ * recall, arrow-key editing, bracketed paste, keys one by one, a command
+ * continued over lines, an alias); the shell says why and stays usable. The
+ * marker file the refused command would create must not exist.
+ * @module
+ */
+
+import { describe, it } from "../harness.ts";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { createPolicy } from "../../lib/policy/mod.ts";
+import type { Session } from "../../lib/sessions/session.ts";
+import type { TypedLine, TypedLineCheck } from "../../lib/sessions/typed_lines.ts";
+import { TIMEOUT_MS, withSessions } from "./_kit.ts";
+
+/** `touch` is the marker program the policy denies. */
+function denyTouch(seen: TypedLine[] = []): TypedLineCheck {
+  const policy = createPolicy({ deny: ["touch"] });
+  return async (typed) => {
+    seen.push(typed);
+    const verdict = await policy.checkLine(typed.line, {
+      cwd: typed.cwd,
+      env: { PATH: typed.path, HOME: typed.cwd },
+      aliases: typed.aliases,
+    });
+    return {
+      allowed: verdict.decision === "allow",
+      message: `Denied by policy: ${verdict.reason}`,
+    };
+  };
+}
+
+const SHELLS = ["bash", ...(spawnSync("zsh", ["-c", "true"]).status === 0 ? ["zsh"] : [])];
+
+/** Waits until the refusal for the `count`-th time is on the screen and the prompt is back. */
+async function refused(session: Session, count = 1): Promise<void> {
+  await session.wait(
+    { regex: `(termbridge: Denied by policy[^]*){${count}}`, scope: "all" },
+    TIMEOUT_MS,
+  );
+  await session.wait({ prompt: true }, TIMEOUT_MS);
+}
+
+for (const shell of SHELLS) {
+  describe(`sessions: typed lines in ${shell}`, () => {
+    const open = async (
+      kit: { open: (name: string, options: object) => Promise<Session>; home: string },
+      seen?: TypedLine[],
+    ) => await kit.open(shell, { program: [shell], lineCheck: denyTouch(seen) });
+
+    it(`${shell}: exec of a denied line does not run it; the reason comes back, exit 126`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m1");
+        const result = await session.exec(`echo before; touch ${marker}`, TIMEOUT_MS);
+        assert.equal(result.exitCode, 126);
+        assert.match(
+          result.output,
+          /termbridge: Denied by policy: "touch .*m1" matches deny rule "touch"/,
+        );
+        assert.equal(existsSync(marker), false);
+        const after = await session.exec("echo still usable", TIMEOUT_MS);
+        assert.equal(after.output, "still usable\n");
+      });
+    });
+
+    it(`${shell}: type + Enter, then Up-arrow recall + Enter: refused both times`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m2");
+        session.type(`touch ${marker}`);
+        session.keys(["Enter"]);
+        await refused(session);
+        session.keys(["ArrowUp"]);
+        await session.wait({ text: `touch ${marker}`, scope: "all" }, TIMEOUT_MS);
+        session.keys(["Enter"]);
+        await refused(session, 2);
+        assert.equal(existsSync(marker), false);
+      });
+    });
+
+    it(`${shell}: a line made with arrow-key editing is checked as it ends up`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m3");
+        // "ouch ..." is no command; moving to the start and typing "t" makes it a touch.
+        const rest = `ouch ${marker}`;
+        session.type(rest);
+        session.keys(Array(rest.length).fill("ArrowLeft"));
+        session.type("t");
+        session.keys(["Enter"]);
+        await refused(session);
+        assert.equal(existsSync(marker), false);
+      });
+    });
+
+    it(`${shell}: a bracketed paste of several lines is checked whole`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m4");
+        session.type(`echo pasted\ntouch ${marker}\n`);
+        session.keys(["Enter"]);
+        await refused(session);
+        assert.equal(existsSync(marker), false);
+      });
+    });
+
+    it(`${shell}: keys sent one by one, Enter last`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m5");
+        for (const char of `touch ${marker}`) session.keys([char === " " ? "Space" : char]);
+        session.keys(["Enter"]);
+        await refused(session);
+        assert.equal(existsSync(marker), false);
+      });
+    });
+
+    it(`${shell}: a command continued over lines is checked whole when it is complete`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m6");
+        session.type("tou\\");
+        session.keys(["Enter"]);
+        session.type(`ch ${marker}`);
+        session.keys(["Enter"]);
+        await refused(session);
+        assert.equal(existsSync(marker), false);
+        // bash abandons the command as Ctrl+C would, and draws its prompt twice: let it settle.
+        await session.wait({ idleMs: 300 }, TIMEOUT_MS);
+        const after = await session.exec("echo ok", TIMEOUT_MS);
+        assert.equal(after.output, "ok\n");
+      });
+    });
+
+    it(`${shell}: an alias that hides the program is seen through`, async () => {
+      await withSessions(async (kit) => {
+        const seen: TypedLine[] = [];
+        const session = await open(kit, seen);
+        const marker = join(kit.home, "m7");
+        await session.exec("alias harmless=touch", TIMEOUT_MS);
+        const result = await session.exec(`harmless ${marker}`, TIMEOUT_MS);
+        assert.equal(result.exitCode, 126, result.output);
+        assert.equal(existsSync(marker), false);
+        assert.equal(seen.at(-1)?.aliases.harmless, "touch");
+      });
+    });
+
+    it(`${shell}: a line that would switch the check off is refused`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const result = await session.exec("unset TERMBRIDGE_LINE_CHECK __tb_fd", TIMEOUT_MS);
+        assert.equal(result.exitCode, 126);
+        assert.match(result.output, /typed-line check/);
+      });
+    });
+  });
+}
