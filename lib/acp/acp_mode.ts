@@ -91,6 +91,7 @@ class AcpRun {
     const chat = this.#chat;
     const ask: AskPerson | undefined = chat && (async (request, signal) => {
       const resume = renderer.suspend();
+      await runtime.writeStdout(""); // What was shown so far comes before the question.
       try {
         return await chat.choose(request, signal);
       } finally {

@@ -14,7 +14,10 @@ export const HELP = `Usage: termbridge acp [OPTIONS] -- AGENT [ARGS...]
 Runs AGENT as an Agent Client Protocol (v1) agent on its stdio, opens a
 session and sends it prompts. Its terminal/* requests run in real PTYs, its
 fs/* requests read and write real files, and what it does is shown as it
-happens.
+happens: on a terminal, a terminal embedded in a tool call runs live and then
+stays as a card with its last lines and how it ended; a terminal no tool call
+embeds, and every file read or write, gets a line of its own. --json prints
+an event for each instead (see the README).
 
 Prompts come from --prompt (one turn each, then exit); otherwise, on a
 terminal, from an interactive chat; otherwise one prompt per line of stdin.
@@ -52,7 +55,8 @@ of the kind it picks, the answer is "cancelled", and the output says so.
 Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
 command line; 3 a turn ended otherwise (refusal, max_tokens,
 max_turn_requests); 4 cancelled (Ctrl+C or a signal); 5 the agent exited or
-crashed; 6 protocol error (unsupported version, the agent answered an error).
+crashed; 6 protocol error (unsupported version, the agent answered an error,
+no answer to initialize within --init-timeout).
 `;
 
 /** Exit codes of the `acp` mode (documented in its help). */

@@ -104,6 +104,31 @@ describe("acp in a terminal", () => {
     });
   });
 
+  it("acp chat: a permission request is asked after what came before it, and answered", async () => {
+    await withTempDir(async (cwd) => {
+      await inTerminal(["--cwd", cwd], agentArgv("terminal_agent"), async (terminal) => {
+        await lastLine(terminal, (line) => line === "›", "the first prompt");
+        terminal.type("permission\r");
+        await lastLine(terminal, (line) => line.startsWith("Choose 1-2:"), "the question");
+        const lines = screen(terminal);
+        const asked = lines.findIndex((line) => line.startsWith("The agent asks permission"));
+        assert.ok(asked > lines.indexOf("> permission"), lines.join("\n"));
+        assert.deepEqual(lines.slice(asked + 1, asked + 3), [
+          "  1) allow_once [allow_once]",
+          "  2) reject_once [reject_once]",
+        ]);
+        terminal.type("1\r");
+        await terminal.waitForText(
+          'REPORT {"name":"permission","value":{"outcome":"selected","optionId":"allow_once"}}',
+          STEP_MS,
+        );
+        await lastLine(terminal, (line) => line === "›", "the prompt after the turn");
+        terminal.sendKeys("C-d");
+        assert.equal((await terminal.wait()).exitCode, 0, screen(terminal).join("\n"));
+      });
+    });
+  });
+
   it("acp chat: Ctrl+C during a turn cancels it and the chat goes on", async () => {
     await withTempDir(async (cwd) => {
       await inTerminal(["--cwd", cwd], agentArgv("terminal_agent"), async (terminal) => {
