@@ -11,7 +11,9 @@
  *     node_modules/.bin/deno run -A bench/policy.ts
  *
  * `BENCH_ROUNDS` (5000) checks are timed after 500 warm-up ones;
- * `BENCH_STARTUP_RUNS` (20) start-ups per program.
+ * `BENCH_STARTUP_RUNS` (20) start-ups per program; `BENCH_PREVIOUS=BINARY`
+ * adds start-up of another build (say, the one before a change), alternating
+ * with this one.
  * @module
  */
 
@@ -92,6 +94,32 @@ async function checkSection(rounds: number): Promise<Row[]> {
   ];
 }
 
+/**
+ * `--version` of this binary and of `previous` (another build, e.g. the one
+ * before the policy work), alternating run by run so load hits both alike.
+ */
+function previousSection(root: string, previous: string, runs: number): Row[] {
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  const time = (argv: string[]) => {
+    const start = performance.now();
+    spawnSync(argv[0], argv.slice(1), { stdio: "ignore" });
+    return performance.now() - start;
+  };
+  for (let i = 0; i <= runs; i++) {
+    const a = time([resolve(root, "dist", "termbridge"), "--version"]);
+    const b = time([previous, "--version"]);
+    if (i > 0) ours.push(a), theirs.push(b);
+  }
+  return [{
+    section: "start-up",
+    measure: `dist/termbridge --version ms, alternating (median of ${runs})`,
+    value: fixed(median(ours), 1),
+    baseline: `${previous} ${fixed(median(theirs), 1)}`,
+    verdict: `${fixed(median(ours) - median(theirs), 1)} ms difference`,
+  }];
+}
+
 function trueSection(runs: number): Row[] {
   const times: number[] = [];
   for (let i = 0; i <= runs; i++) {
@@ -114,5 +142,6 @@ const rows = [
   ...await checkSection(envNumber(env, "BENCH_ROUNDS", 5000)),
   ...startupSection(ROOT, startupRuns),
   ...trueSection(startupRuns),
+  ...(env.BENCH_PREVIOUS ? previousSection(ROOT, env.BENCH_PREVIOUS, startupRuns) : []),
 ];
 await runtime.writeStdout(`${runtime.name} ${runtime.version}\n${formatTable(rows)}\n`);
