@@ -162,10 +162,12 @@ async function isIncomplete(typed: TypedLine): Promise<boolean> {
     return root.descendantForIndex(typed.line.length - 1)?.type !== "comment";
   }
   if (!root.hasError) return false; // The usual case: complete, and no process to start.
+  // Only ever bash or zsh from termbridge's own PATH: the file's words come from the session,
+  // where any program could have written them.
   const zsh = typed.shell === "zsh" || typed.shell.endsWith("/zsh");
   const child = runtime.spawnPiped({
-    argv: [zsh ? "zsh" : typed.shell || "bash", "-n"],
-    env: { PATH: typed.path || "/usr/bin:/bin", LC_ALL: "C" },
+    argv: [zsh ? "zsh" : "bash", "-n"],
+    env: { PATH: runtime.env().PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
     stderr: "pipe",
   });
   const writer = child.stdin.getWriter();
