@@ -78,7 +78,15 @@ export class TypedLineChannel {
   }
 
   async #answer(): Promise<void> {
-    const fields = readFileSync(join(this.#dir, "line"), "utf8").split("\0");
+    // Never through a link: the directory is the session's, and so is what is in it.
+    const file = openSync(join(this.#dir, "line"), constants.O_RDONLY | constants.O_NOFOLLOW);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } finally {
+      closeSync(file);
+    }
+    const fields = text.split("\0");
     if (fields.length < 6) return;
     const [nonce, shell, cwd, path, aliasText, ...rest] = fields;
     const typed: TypedLine = {
@@ -103,7 +111,10 @@ export class TypedLineChannel {
 
   /** Writes the answer to the FIFO the shell waits on (never blocks: the shell holds it open). */
   #reply(text: string): void {
-    const handle = openSync(join(this.#dir, "reply"), constants.O_WRONLY | constants.O_NONBLOCK);
+    const handle = openSync(
+      join(this.#dir, "reply"),
+      constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+    );
     try {
       if (fstatSync(handle).isFIFO()) writeSync(handle, text);
     } finally {
