@@ -5,7 +5,8 @@
  * @module
  */
 
-import { describe, it } from "../harness.ts";
+import { describe, it, itWhen } from "../harness.ts";
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
@@ -50,7 +51,82 @@ async function lastLine(terminal: Terminal, check: (line: string) => boolean, wh
   );
 }
 
+/** Whether tmux is installed (the terminal a person would use). */
+const HAS_TMUX = await runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] })
+  .exited.then((status) => status.exitCode === 0);
+
+/** Runs tmux on a private socket in `dir`; returns its stdout. */
+async function tmux(dir: string, args: string[]): Promise<string> {
+  const child = runtime.spawnPiped({
+    argv: ["tmux", "-S", join(dir, "tmux.sock"), ...args],
+    stderr: "pipe",
+  });
+  await child.stdin.close();
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr!).text(),
+    child.exited,
+  ]);
+  if (status.exitCode !== 0) throw new Error(`tmux ${args.join(" ")} failed: ${stderr}`);
+  return stdout;
+}
+
 describe("acp in a terminal", () => {
+  itWhen(
+    HAS_TMUX,
+    "acp tty: in tmux, capture-pane shows each finished terminal as a card",
+    async () => {
+      await withTempDir(async (cwd) => {
+        const argv = [
+          ...termbridgeUnderTest(),
+          "acp",
+          "--yes",
+          "--cwd",
+          cwd,
+          "--prompt",
+          "show me",
+          "--",
+          ...demoAgentArgv(),
+        ];
+        const quoted = argv.map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(" ");
+        await tmux(cwd, [
+          "new-session",
+          "-d",
+          "-s",
+          "demo",
+          "-x",
+          "100",
+          "-y",
+          "50",
+          `${quoted}; sleep 60`,
+        ]);
+        try {
+          let pane = "";
+          const deadline = performance.now() + 30_000;
+          while (
+            !(pane = await tmux(cwd, ["capture-pane", "-p", "-t", "demo"])).includes("Turn ended")
+          ) {
+            if (performance.now() > deadline) {
+              throw new Error(`Timed out; the pane shows:\n${pane}`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          const lines = pane.split("\n").map((line) => line.trimEnd());
+          const start = lines.indexOf(
+            "  ┌ [A check that fails] $ echo 'checking the frobnicator...'; exit 3",
+          );
+          assert.ok(start >= 0, pane);
+          assert.equal(lines[start + 1], "  │ checking the frobnicator...");
+          assert.match(lines[start + 2], /^ {2}└ \[A check that fails\] exit 3 in \d+\.\ds$/);
+          assert.ok(lines.includes("  │ ✔ green ● yellow ◆ blue"), pane);
+          assert.ok(lines.includes("  │ waiting forever..."), pane);
+        } finally {
+          await tmux(cwd, ["kill-server"]).catch(() => {}); // Already gone.
+        }
+      });
+    },
+  );
+
   it("acp tty: each finished terminal stays on screen as a card with its last lines", async () => {
     await withTempDir(async (cwd) => {
       const args = ["--yes", "--cwd", cwd, "--prompt", "show me"];
