@@ -78,12 +78,18 @@ export function writeRoots(settings: SandboxSettings | undefined, cwd: string): 
   return [...new Set(roots.map(realOrSelf))];
 }
 
-function bwrapArgs(settings: SandboxSettings, cwd: string, shown: string[]): string[] {
+function bwrapArgs(
+  settings: SandboxSettings,
+  cwd: string,
+  shown: string[],
+  writable: string[],
+): string[] {
   const args = ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm"];
   args.push("--tmpfs", "/tmp");
   // The working directory must exist inside, even under the private /tmp.
   for (const path of [cwd, ...shown]) args.push("--ro-bind-try", path, path);
   for (const root of writeRoots(settings, cwd) ?? []) args.push("--bind-try", root, root);
+  for (const path of writable) args.push("--bind-try", path, path);
   if (settings.network === false) args.push("--unshare-net");
   args.push("--chdir", "/");
   return args;
@@ -115,6 +121,7 @@ async function startHolder(
   cwd: string,
   env: Record<string, string>,
   shown: string[],
+  writable: string[],
 ): Promise<Holder> {
   const what = `Cannot run commands in the sandbox (sandbox.mode "${settings.mode}")`;
   const bwrap = onPath("bwrap", env);
@@ -141,7 +148,7 @@ async function startHolder(
       "sh",
       ...cgroup?.prefix ?? [],
       bwrap,
-      ...bwrapArgs(settings, cwd, shown),
+      ...bwrapArgs(settings, cwd, shown, writable),
       "--",
       "/bin/sh",
       "-c",
@@ -181,7 +188,9 @@ function alive(pid: number): boolean {
  * The argv prefix that runs a command in `cwd` inside the sandbox, starting
  * the sandbox for these settings on first use; null when the mode is off.
  * `shown` are paths the command must be able to read even where the sandbox
- * replaces their parent (termbridge's shell start-up files under /tmp).
+ * replaces their parent (termbridge's shell start-up files under /tmp);
+ * `writable`, paths it must be able to write whatever the mode (the
+ * directory where shells ask termbridge about typed lines).
  * @throws {SandboxUnavailableError} when a sandbox is asked for and cannot be
  *   had (bubblewrap missing, user namespaces disabled), saying how to get one
  */
@@ -190,6 +199,7 @@ export async function sandboxPrefix(
   cwd: string,
   env: Record<string, string>,
   shown: string[] = [],
+  writable: string[] = [],
 ): Promise<string[] | null> {
   if (settings === undefined || settings.mode === "off") return null;
   const key = JSON.stringify([
@@ -198,6 +208,7 @@ export async function sandboxPrefix(
     cwd,
     settings.write ?? [],
     shown,
+    writable,
   ]);
   let holder = holders.get(key);
   if (holder !== undefined) {
@@ -205,7 +216,7 @@ export async function sandboxPrefix(
     if (ready === null || !alive(ready.pid)) holder = undefined;
   }
   if (holder === undefined) {
-    holder = startHolder(settings, cwd, env, shown);
+    holder = startHolder(settings, cwd, env, shown, writable);
     holders.set(key, holder);
     holder.catch(() => holders.delete(key));
   }

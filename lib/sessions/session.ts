@@ -5,7 +5,7 @@
  * @module
  */
 
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
 import { isKeyName } from "../terminal/keys.ts";
 import { resolveProgram } from "../terminal/launch.ts";
@@ -167,7 +167,9 @@ export class Session {
       checkLines: options.lineCheck !== undefined,
     });
     const shown = shell ? [shell.directory] : [];
-    const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown) ?? undefined;
+    // The shell writes the lines it asks about beside its answers, even in a read-only sandbox.
+    const writable = shell?.lineDir !== undefined ? [dirname(shell.lineDir)] : [];
+    const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown, writable) ?? undefined;
     const session = new Session({ ...options, program }, shell, sandbox);
     try {
       if (session.integration === "shell") {

@@ -216,7 +216,8 @@ export interface IntegratedShell {
   directory: string;
   /**
    * With typed-line checks: the session's private directory where the shell
-   * writes the lines it asks about and reads the answers; the caller removes it.
+   * writes the lines it asks about and reads the answers; the caller removes
+   * it. Its parent is what a sandbox must let the shell write.
    */
   lineDir?: string;
 }
@@ -270,7 +271,9 @@ export function integrateShell(
   const integrated = integrate(shell, name, args, dir);
   if (options.checkLines) {
     // The hooks are in every start-up file; only these variables switch them on.
-    const lineDir = mkdtempSync(join(dir, "lines-"));
+    const root = join(dir, "lines");
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const lineDir = mkdtempSync(join(root, "session-"));
     integrated.env.TERMBRIDGE_LINE_CHECK = "1";
     integrated.env.TERMBRIDGE_LINE_DIR = lineDir;
     integrated.lineDir = lineDir;

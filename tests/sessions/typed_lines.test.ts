@@ -7,7 +7,7 @@
  * @module
  */
 
-import { describe, it } from "../harness.ts";
+import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +16,8 @@ import { createPolicy } from "../../lib/policy/mod.ts";
 import type { Session } from "../../lib/sessions/session.ts";
 import type { TypedLine, TypedLineCheck } from "../../lib/sessions/typed_lines.ts";
 import { TIMEOUT_MS, withSessions } from "./_kit.ts";
+
+const hasBwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
 
 /** `touch` is the marker program the policy denies. */
 function denyTouch(seen: TypedLine[] = []): TypedLineCheck {
@@ -160,3 +162,25 @@ for (const shell of SHELLS) {
     });
   });
 }
+
+describe("sessions: typed lines in a sandbox", () => {
+  itWhen(
+    hasBwrap,
+    "bash in a read-only sandbox: the check still works (its directory is writable inside)",
+    async () => {
+      await withSessions(async (kit) => {
+        const session = await kit.open("boxed", {
+          program: ["bash"],
+          lineCheck: denyTouch(),
+          sandbox: { mode: "read-only", network: false },
+        });
+        const allowed = await session.exec("echo $((6*7))", 10_000);
+        assert.equal(allowed.output, "42\n");
+        const refused = await session.exec("touch /tmp/m8", 10_000);
+        assert.equal(refused.exitCode, 126, refused.output);
+        assert.match(refused.output, /Denied by policy/);
+      });
+    },
+    "bubblewrap is not installed",
+  );
+});
