@@ -181,7 +181,7 @@ try {
   );
   const tmuxAttached = await echoLatency(
     ["tmux", "-S", env.TMUX_SOCK, "attach", "-t", "at"],
-    /\$ $|# $/,
+    /bash-[\d.]+[#$] /,
     200,
   );
   say("");
