@@ -26,7 +26,7 @@ const LOADERS: Record<string, () => Promise<ModeMain>> = {
 /** `mcp`, `repl` and `run` with `--server`: the same front end on the session server's sessions. */
 const SERVER_CLIENTS: Record<string, () => Promise<ModeMain>> = {
   mcp: async () => (await import("./lib/server/remote_modes.ts")).mcpServerMain,
-  repl: async () => (await import("./lib/server/remote_modes.ts")).replServerMain,
+  repl: async () => (await import("./lib/server/remote_repl.ts")).replServerMain,
   run: async () => (await import("./lib/server/remote_modes.ts")).runServerMain,
 };
 

@@ -35,6 +35,9 @@ Options:
       --cwd DIR          working directory of new sessions and relative paths (default: the current one)
       --size COLSxROWS   size of sessions opened without --size (default: fits your terminal)
       --no-history       neither read nor write the history file
+      --server           use the session server's sessions (started if none runs): they stay
+                         open when you leave, and attach reaches them; -L NAME or --socket PATH
+                         choose the server
   -h, --help             show this help
 
 Tab completes commands, session names and key names; Ctrl+C clears the line
@@ -76,14 +79,50 @@ function parseOptions(args: string[]): ReplOptions | "help" {
   };
 }
 
-/** Runs `termbridge repl`; resolves with the exit code once the person leaves. */
-export async function replMain(args: string[]): Promise<number> {
+/**
+ * Where the REPL's lines run: in this process (the default), or in the
+ * session server (`repl --server`).
+ */
+export interface ReplConsole {
+  /** Runs one line; null for a blank line or a comment; `quit` when the person asked to leave. */
+  run(line: string, signal: AbortSignal): Promise<(StepResult & { quit?: boolean }) | null>;
+  /** The current session, for the prompt. */
+  current(): string | undefined;
+  /** The open sessions' names, for completion. */
+  names(): string[];
+  /** At the end: how many sessions were closed (the server's stay open: 0). */
+  finish(): Promise<number>;
+}
+
+/** What a remote console gets from the REPL. */
+export interface ReplHost {
+  /** The REPL's options (directory and size of new sessions). */
+  options: { cwd: string; size?: { cols: number; rows: number } };
+  /** Whether the person's screen takes terminal styles. */
+  styled: boolean;
+  /** Hands the person's terminal to `body` (an attach) and takes it back afterwards. */
+  handOver(body: () => Promise<string>): Promise<string>;
+}
+
+/** Runs `termbridge repl`; resolves with the exit code once the person leaves. `remote` runs the lines elsewhere. */
+export async function replMain(
+  args: string[],
+  remote?: (host: ReplHost) => Promise<ReplConsole>,
+): Promise<number> {
   const options = parseOptions(args);
   if (options === "help") {
     await runtime.writeStdout(HELP);
     return 0;
   }
-  return await new Repl(options).run();
+  const repl = new Repl(options);
+  if (remote !== undefined) {
+    repl.console = await remote({
+      options: { cwd: options.cwd, size: options.size ?? fittingSize() },
+      styled: runtime.isTerminal("stdout"),
+      handOver: (body) => repl.handOver(body),
+    });
+  }
+  return await repl.run();
 }
 
 const DIM = ["\x1b[2m", "\x1b[22m"];
@@ -92,6 +131,8 @@ const RED = ["\x1b[31m", "\x1b[39m"];
 /** One REPL on termbridge's own stdin and stdout. */
 class Repl {
   readonly #ctx: ConsoleContext;
+  /** Where lines run: this process's sessions unless the REPL was given another. */
+  console: ReplConsole;
   #history: HistoryFile | undefined;
   /** Lines remembered this run, newest first, for a readline made anew after attach. */
   #recent: string[] = [];
@@ -118,6 +159,20 @@ class Repl {
       size: options.size ?? fittingSize(),
       attach: (session, signal) => this.#attach(session, signal),
     });
+    const ctx = this.#ctx;
+    this.console = {
+      run: async (line, signal) => {
+        const result = await runCommand(ctx, line, { signal });
+        return result && { ...result, quit: ctx.quitRequested };
+      },
+      current: () => ctx.current,
+      names: () => ctx.sessions.list().map((session) => session.name),
+      finish: async () => {
+        const open = ctx.sessions.list().length;
+        await ctx.sessions.closeAll();
+        return open;
+      },
+    };
   }
 
   async run(): Promise<number> {
@@ -139,8 +194,7 @@ class Repl {
       await finished;
     } finally {
       stops.forEach((stop) => stop());
-      const open = this.#ctx.sessions.list().length;
-      await this.#ctx.sessions.closeAll();
+      const open = await this.console.finish();
       if (this.#interactive && open > 0) {
         await this.#print(this.#dim(`Closed ${open} session${open === 1 ? "" : "s"}.`) + "\n")
           .catch(() => {}); // The terminal hung up: nobody is left to read it.
@@ -157,8 +211,7 @@ class Repl {
       history: [...this.#recent],
       historySize: HISTORY_SIZE,
       removeHistoryDuplicates: true,
-      completer: (line: string) =>
-        complete(line, this.#ctx.sessions.list().map((session) => session.name)),
+      completer: (line: string) => complete(line, this.console.names()),
     });
     this.#rl.on("line", (line) => {
       this.#queue.push(line);
@@ -176,8 +229,7 @@ class Repl {
     this.#busy = true;
     try {
       while (this.#queue.length > 0) {
-        await this.#execute(this.#queue.shift()!);
-        if (this.#ctx.quitRequested) {
+        if (await this.#execute(this.#queue.shift()!)) {
           this.#closeInput(true);
           break;
         }
@@ -189,12 +241,14 @@ class Repl {
     else this.#prompt();
   }
 
-  async #execute(line: string): Promise<void> {
+  /** Runs a line; resolves with whether the person asked to leave. */
+  async #execute(line: string): Promise<boolean> {
     this.#remember(line);
     this.#abort = new AbortController();
     try {
-      const result = await runCommand(this.#ctx, line, { signal: this.#abort.signal });
+      const result = await this.console.run(line, this.#abort.signal);
       if (result !== null) await this.#show(result);
+      return result?.quit === true;
     } finally {
       this.#abort = undefined;
     }
@@ -249,10 +303,8 @@ class Repl {
         "Cannot attach: termbridge repl must run in a terminal (stdin and stdout) to hand it over",
       );
     }
-    this.#attaching = true;
-    this.#rl.close(); // Leaves the terminal cooked: attach makes it raw again at once.
-    try {
-      return await attachSession(session, {
+    return await this.handOver(() =>
+      attachSession(session, {
         input: process.stdin,
         write: (data) => runtime.writeStdout(data),
         setRawMode: (enabled) => runtime.setRawMode(enabled),
@@ -261,7 +313,16 @@ class Repl {
           process.stdout.on("resize", handler);
           return () => void process.stdout.off("resize", handler);
         },
-      }, signal);
+      }, signal)
+    );
+  }
+
+  /** Hands the person's terminal to `body` (an attach), then gives it back to the REPL. */
+  async handOver(body: () => Promise<string>): Promise<string> {
+    this.#attaching = true;
+    this.#rl.close(); // Leaves the terminal cooked: attach makes it raw again at once.
+    try {
+      return await body();
     } finally {
       this.#attaching = false;
       if (!this.#inputClosed) this.#openReadline();
@@ -287,7 +348,7 @@ class Repl {
 
   #prompt(): void {
     if (!this.#interactive || this.#inputClosed) return;
-    const current = this.#ctx.current;
+    const current = this.console.current();
     this.#rl.setPrompt(current === undefined ? "tb› " : `tb ${current}› `);
     this.#rl.prompt();
   }

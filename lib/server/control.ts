@@ -70,11 +70,20 @@ export async function attachMain(argv: string[]): Promise<number> {
     );
     return 1;
   }
-  const readOnly = args.options["read-only"] === true;
+  await attachTo(chosenSocket(args), name, args.options["read-only"] === true);
+  return 0;
+}
+
+/**
+ * Connects this terminal (raw) to server session `name` until it detaches
+ * (Ctrl+]), the program ends or the server goes; what the server says at the
+ * end ("Detached from ...") is shown like the rest of the output.
+ */
+export async function attachTo(path: string, name: string, readOnly: boolean): Promise<void> {
   const connection = await reachServer(
     { hello: "termbridge", kind: "attach", name, size: runtime.consoleSize(), readOnly },
     {
-      path: chosenSocket(args),
+      path,
       env: runtime.env(),
       start: true,
       notice: (line) => void runtime.writeStderr(line + "\n"),
@@ -109,5 +118,4 @@ export async function attachMain(argv: string[]): Promise<number> {
     process.stdout.off("resize", onResize);
     runtime.setRawMode(false);
   }
-  return 0;
 }

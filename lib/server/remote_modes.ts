@@ -94,20 +94,13 @@ export async function mcpServerMain(args: string[]): Promise<number> {
   return 0;
 }
 
-/** `termbridge repl --server`. */
-export function replServerMain(_args: string[]): Promise<number> {
-  throw new UsageError(
-    `"repl --server" is not available yet: use "termbridge attach NAME" and the commands (termbridge --help)`,
-  );
-}
-
 /**
  * `termbridge run --server [-L NAME | --socket PATH] ...`: the script's lines
  * run in the session server, on one console of its own (current session,
  * last exec); the sessions it opens stay open when it ends.
  */
 export async function runServerMain(args: string[]): Promise<number> {
-  const { socket: chosen, rest } = socketOptions(args);
+  const { socket: chosen, rest } = splitSocketOptions(args);
   const env = runtime.env();
   const runner: RunnerFactory = async (timeouts) => {
     const rpc = new RpcClient(
@@ -138,7 +131,7 @@ export async function runServerMain(args: string[]): Promise<number> {
 }
 
 /** Takes `-L NAME`, `--name NAME` and `--socket PATH` out of `args`. */
-function socketOptions(
+export function splitSocketOptions(
   args: string[],
 ): { socket: { name?: string; path?: string }; rest: string[] } {
   const socket: { name?: string; path?: string } = {};

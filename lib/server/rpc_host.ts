@@ -15,7 +15,7 @@ import { mapped } from "../acp/client_handlers.ts";
 import { VERSION } from "../cli/usage.ts";
 import { CommandError, ConsoleContext, parseLine, runParsed } from "../console/mod.ts";
 import type { SessionManager } from "../sessions/manager.ts";
-import type { Session } from "../sessions/session.ts";
+import type { Session, SessionOptions } from "../sessions/session.ts";
 import { SERVER_METHODS } from "./wire.ts";
 
 /** What an `rpc` connection works on: the server's sessions and its controls. */
@@ -38,6 +38,12 @@ const schemas = {
     /** Run in this connection's own console (current session, last exec), as a script does. */
     persistent: z.boolean().optional(),
     timeouts: z.object({ exec: z.number().optional(), wait: z.number().optional() }).optional(),
+    /** The front end the line comes from: "repl" allows the REPL's own commands. */
+    mode: z.enum(["repl", "script"]).optional(),
+    /** Draw screens with terminal styles. */
+    styled: z.boolean().optional(),
+    /** Size of sessions opened without one. */
+    size: z.object({ cols: z.number().int(), rows: z.number().int() }).optional(),
   }),
   read: z.object({ name: z.string(), sinceLast: z.boolean().optional() }),
 };
@@ -50,7 +56,7 @@ export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Pro
   app.onRequest(SERVER_METHODS.consoleRun, schemas.consoleRun, async ({ params, signal }) => {
     let parsed;
     try {
-      parsed = parseLine(params.line, "script");
+      parsed = parseLine(params.line, params.mode ?? "script");
     } catch (error) {
       if (error instanceof CommandError) throw new acp.RequestError(-32602, error.message);
       throw error;
@@ -58,15 +64,22 @@ export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Pro
     if (parsed === null) throw new acp.RequestError(-32602, "Cannot run an empty line");
     const made = () =>
       new ConsoleContext({
-        sessions,
-        mode: "script",
+        sessions: params.cwd === undefined ? sessions : openingIn(sessions, params.cwd),
+        mode: params.mode ?? "script",
         cwd: params.cwd ?? "/",
         timeouts: params.timeouts,
+        styled: params.styled,
+        size: params.size,
       });
     const ctx = params.persistent ? scriptConsole ??= made() : made();
     if (params.session !== undefined) ctx.current = params.session;
     const result = await runParsed(ctx, parsed, { signal });
-    return { ...result, quit: ctx.quitRequested };
+    return {
+      ...result,
+      quit: ctx.quitRequested,
+      current: ctx.current,
+      sessions: sessions.list().map((session) => session.name),
+    };
   });
   app.onRequest(SERVER_METHODS.read, schemas.read, ({ params }) =>
     mapped(() => {
@@ -90,4 +103,20 @@ export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Pro
   });
   const connection = app.connect(explainInvalidParams(stream));
   await connection.closed;
+}
+
+/**
+ * The server's sessions as a client's console sees them: sessions it opens
+ * without a directory start in the client's, as they would in its own process.
+ */
+function openingIn(sessions: SessionManager, cwd: string): SessionManager {
+  return new Proxy(sessions, {
+    get(target, property) {
+      if (property === "open") {
+        return (options: SessionOptions) => target.open({ ...options, cwd: options.cwd ?? cwd });
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { describe, it, itWhen } from "../harness.ts";
 import { McpProcess } from "../mcp/_kit.ts";
+import { ReplDriver, TIMEOUT_MS } from "../repl/_driver.ts";
 import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
 
 /** Whether tmux is installed (the attached client's terminal). */
@@ -61,6 +62,46 @@ describe("session server: several clients", () => {
         second.stderr,
         /stdin:3: expect-exit 3: Expected exit code 3 from "echo two", got exit code 0/,
       );
+    }));
+
+  it("repl --server runs lines on the server's sessions, attach reaches them, and they stay open", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "agent"]);
+      await world.ok(["type", "agent", "echo left-by-the-agent\n"]);
+      const repl = new ReplDriver(world.dir, {
+        env: world.env,
+        args: ["--server", "--no-history"],
+      });
+      try {
+        await repl.untilPrompt(0);
+        assert.match(await repl.send("list"), /agent\s+bash/);
+        assert.match(
+          await repl.send("open mine"),
+          new RegExp(`Opened "mine": bash .* in ${world.dir}`),
+        );
+        assert.equal(await repl.send("exec echo from-the-repl"), "from-the-repl");
+        const mark = repl.mark();
+        repl.terminal.write("attach agent\r");
+        await repl.terminal.waitFor(
+          () => /left-by-the-agent[^]*\$ $|# $/.test(repl.since(mark)) || undefined,
+          "the attached session's screen",
+          TIMEOUT_MS,
+        );
+        repl.terminal.write("echo typed-while-attached\r");
+        await repl.terminal.waitFor(
+          () => /\ntyped-while-attached/.test(repl.since(mark)) || undefined,
+          "the echo in the attached session",
+          TIMEOUT_MS,
+        );
+        repl.terminal.write("\x1d");
+        assert.match(await repl.untilPrompt(mark), /Detached from "agent"/);
+        repl.terminal.write("quit\r");
+        assert.deepEqual(await repl.terminal.wait(), { exitCode: 0, signal: null });
+      } finally {
+        await repl.dispose();
+      }
+      assert.match(await world.ok(["read", "agent"]), /\ntyped-while-attached/);
+      assert.match(await world.ok(["ls"]), /^mine\s+bash/m);
     }));
 
   itWhen(
