@@ -33,6 +33,23 @@ function isGone(error: unknown): error is Error & { code: string } {
   return code === "ENOENT" || code === "ECONNREFUSED";
 }
 
+/** A connection reset before the hello's answer: a server starting or stopping at that moment. */
+function isReset(error: unknown): boolean {
+  return (error as { code?: string }).code === "ECONNRESET";
+}
+
+/** Connects, trying again a few times when the connection is reset before the hello's answer. */
+async function connectOnce(path: string, hello: Hello): Promise<Connection> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await openConnection(path, hello);
+    } catch (error) {
+      if (!isReset(error) || attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
+    }
+  }
+}
+
 /**
  * Connects to the server at `options.path` with `hello`, starting one first
  * when none listens there (and `options.start`).
@@ -43,7 +60,7 @@ export async function reachServer(hello: Hello, options: ReachOptions): Promise<
   const { path } = options;
   checkSocketOwner(path);
   try {
-    return await openConnection(path, hello);
+    return await connectOnce(path, hello);
   } catch (error) {
     if (!isGone(error)) throw error;
     const stale = error.code === "ECONNREFUSED";
@@ -61,7 +78,7 @@ export async function reachServer(hello: Hello, options: ReachOptions): Promise<
   }
   await startServer(path, options.env);
   if (runtime.isTerminal("stderr")) options.notice(`termbridge: started a server on ${path}`);
-  return await openConnection(path, hello);
+  return await connectOnce(path, hello);
 }
 
 function removeStale(path: string): void {
@@ -104,7 +121,7 @@ export async function startServer(path: string, env: Record<string, string>): Pr
       probe.socket.destroy();
       return;
     } catch (error) {
-      if (!isGone(error)) throw error;
+      if (!isGone(error) && !isReset(error)) throw error;
     }
     if (exited !== undefined || performance.now() > deadline) {
       throw new ServerUnavailableError(
