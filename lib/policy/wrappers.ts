@@ -6,6 +6,7 @@
  */
 
 import type { Word } from "./words.ts";
+import { argv, type OptionSpec, skipAssignments, skipOptions } from "./wrapper_options.ts";
 
 /** What a wrapper runs. */
 export type Inner =
@@ -18,67 +19,22 @@ export type Inner =
   /** Something runs, but what cannot be known from the words. */
   | { kind: "unknown"; reason: string };
 
-/** How a wrapper's options are read: which short and long options take a value. */
-interface OptionSpec {
-  values?: string;
-  longValues?: string[];
-  /** `-5` style numeric options (nice). */
-  numeric?: boolean;
-  /** Stop at the first word that is not an option (most do). */
+/** `su`-like programs: `-c STRING` runs through a shell, else an interactive shell. */
+function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
+  const { seen } = skipOptions(words, 1, {
+    ...spec,
+    values: `${spec.values ?? ""}c`,
+    longValues: [...(spec.longValues ?? []), "command"],
+  });
+  const command = seen.get("c") ?? seen.get("command");
+  if (typeof command === "string") return [scriptOf(words, command, `${name} -c`)];
+  return [{ kind: "stdin", via: name }];
 }
 
-/** Skips options from `start`; returns the index of the first operand and the options seen. */
-function skipOptions(
-  words: Word[],
-  start: number,
-  spec: OptionSpec,
-): { index: number; seen: Map<string, string | true> } {
-  const seen = new Map<string, string | true>();
-  let i = start;
-  while (i < words.length) {
-    const text = words[i].text;
-    if (text === "--") return { index: i + 1, seen };
-    if (!text.startsWith("-") || text === "-") break;
-    if (text.startsWith("--")) {
-      const eq = text.indexOf("=");
-      const name = eq < 0 ? text.slice(2) : text.slice(2, eq);
-      if (eq < 0 && spec.longValues?.includes(name)) {
-        seen.set(name, words[i + 1]?.text ?? "");
-        i += 2;
-      } else {
-        seen.set(name, eq < 0 ? true : text.slice(eq + 1));
-        i++;
-      }
-      continue;
-    }
-    if (spec.numeric && /^-\d+$/.test(text)) {
-      i++;
-      continue;
-    }
-    i++;
-    for (let j = 1; j < text.length; j++) {
-      const flag = text[j];
-      if (spec.values?.includes(flag)) {
-        const attached = text.slice(j + 1);
-        seen.set(flag, attached !== "" ? attached : words[i]?.text ?? "");
-        if (attached === "") i++;
-        break;
-      }
-      seen.set(flag, true);
-    }
-  }
-  return { index: i, seen };
-}
-
-function argv(words: Word[], index: number, via: string, open = false): Inner[] {
-  if (index >= words.length) return [];
-  return [{ kind: "argv", words: words.slice(index), via, open }];
-}
-
-/** Skips `NAME=value` words (env, sudo). */
-function skipAssignments(words: Word[], index: number): number {
-  while (index < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index].text)) index++;
-  return index;
+/** A command string an option gave (`-c STRING`), dynamic when its word was. */
+function scriptOf(words: Word[], text: string, via: string): Inner {
+  const word = words.find((w) => w.text === text || w.text.endsWith(`=${text}`));
+  return { kind: "script", text: { text, dynamic: word?.dynamic ?? false }, via };
 }
 
 /** Shells whose `-c STRING` is parsed, and which otherwise read commands from stdin or a file. */
@@ -255,6 +211,110 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     return [{ kind: "script", text, via: name }];
   },
   busybox: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
+  su: (words, name) =>
+    shellOf(words, name, {
+      values: "sgGw",
+      longValues: ["shell", "group", "supp-group", "whitelist-environment"],
+    }),
+  runuser(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "cugGsw",
+      longValues: ["command", "user", "group", "supp-group", "shell", "whitelist-environment"],
+    });
+    if (seen.has("u") || seen.has("user")) return argv(words, index, name);
+    return shellOf(words, name, { values: "sgGuw", longValues: ["shell", "group", "user"] });
+  },
+  script(words, name) {
+    const { seen } = skipOptions(words, 1, {
+      values: "cEIOBTm",
+      longValues: [
+        "command",
+        "echo",
+        "log-in",
+        "log-out",
+        "log-io",
+        "log-timing",
+        "logging-format",
+        "output-limit",
+      ],
+    });
+    const command = seen.get("c") ?? seen.get("command");
+    if (typeof command === "string") return [scriptOf(words, command, `${name} -c`)];
+    return [{ kind: "stdin", via: name }];
+  },
+  flock(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "wEc",
+      longValues: ["timeout", "conflict-exit-code", "command"],
+    });
+    const command = seen.get("c") ?? seen.get("command");
+    if (typeof command === "string") return [scriptOf(words, command, `${name} -c`)];
+    const rest = words.slice(index + 1); // After the lock file.
+    if (rest[0]?.text === "-c" || rest[0]?.text === "--command") {
+      return rest[1] === undefined ? [] : [{ kind: "script", text: rest[1], via: `${name} -c` }];
+    }
+    return argv(words, index + 1, name);
+  },
+  chroot(words, name) {
+    const { index } = skipOptions(words, 1, { longValues: ["userspec", "groups"] });
+    if (index + 1 >= words.length) return [{ kind: "stdin", via: name }];
+    return argv(words, index + 1, name); // After the new root.
+  },
+  unshare(words, name) {
+    const { index } = skipOptions(words, 1, {
+      values: "SGRw",
+      longValues: ["setuid", "setgid", "root", "wd"],
+    });
+    if (index >= words.length) return [{ kind: "stdin", via: name }];
+    return argv(words, index, name);
+  },
+  nsenter(words, name) {
+    const { index } = skipOptions(words, 1, {
+      values: "tSG",
+      longValues: ["target", "setuid", "setgid"],
+    });
+    if (index >= words.length) return [{ kind: "stdin", via: name }];
+    return argv(words, index, name);
+  },
+  strace: (words, name) =>
+    argv(
+      words,
+      skipOptions(words, 1, { values: "abeEIoOpPsSuUX", longValues: ["output", "user"] }).index,
+      name,
+    ),
+  ltrace: (words, name) =>
+    argv(
+      words,
+      skipOptions(words, 1, { values: "aADeFlnopsuwx", longValues: ["output", "library"] }).index,
+      name,
+    ),
+  prlimit(words, name) {
+    const { index, seen } = skipOptions(words, 1, { values: "po", longValues: ["pid", "output"] });
+    if (seen.has("p") || seen.has("pid")) return [];
+    return argv(words, index, name);
+  },
+  pkexec: (words, name) => argv(words, skipOptions(words, 1, { longValues: ["user"] }).index, name),
+  fakeroot: (words, name) =>
+    argv(words, skipOptions(words, 1, { values: "lsi", longValues: ["lib", "faked"] }).index, name),
+  eatmydata: (words, name) => argv(words, 1, name),
+  unbuffer: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
+  firejail: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
+  parallel(words, name) {
+    const { index } = skipOptions(words, 1, {
+      values: "jSdIa",
+      longValues: ["jobs", "delimiter", "arg-file", "sshlogin"],
+    });
+    const end = words.findIndex((word, i) => i >= index && /^:::+$/.test(word.text));
+    const command = words.slice(index, end < 0 ? undefined : end);
+    if (command.length === 0) {
+      return [{ kind: "unknown", reason: `${name} reads the commands it runs from its input` }];
+    }
+    const text = {
+      text: command.map((w) => w.text).join(" "),
+      dynamic: command.some((w) => w.dynamic),
+    };
+    return [{ kind: "script", text, via: name }];
+  },
   find(words, name) {
     const found: Inner[] = [];
     for (let i = 1; i < words.length; i++) {
