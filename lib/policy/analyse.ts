@@ -117,6 +117,7 @@ class Analyser {
     const entry: Analysed = { words, via, program, open };
     if (program.real !== null) entry.resolved = program.real;
     this.analysis.commands.push(entry);
+    this.#whereItRuns(first.text, program.real, words, via);
     const opaque = OPAQUE[first.text];
     if (opaque !== undefined) {
       this.unknown(opaque, via);
@@ -149,6 +150,35 @@ class Analyser {
       } else {
         this.unknown(inner.reason, via);
       }
+    }
+  }
+
+  /** Directory changes seen so far in the line (`cd`, `pushd`, `popd`). */
+  #changedDirectory = false;
+
+  /**
+   * What makes a program word's file unknowable before the line runs: a path
+   * that does not exist yet (the line may create it, `ln -s /bin/rm x && ./x`),
+   * a relative path after the line changed directory, `hash -p` re-pointing a
+   * name.
+   */
+  #whereItRuns(word: string, real: string | null, words: Word[], via: string[]): void {
+    if (word.includes("/")) {
+      if (this.#changedDirectory && !word.startsWith("/")) {
+        this.unknown(`the line changes directory before it runs "${word}", a relative path`, via);
+      } else if (real === null) {
+        this.unknown(
+          `the program "${word}" does not exist yet, so what it will be cannot be known`,
+          via,
+        );
+      }
+    }
+    if (word === "cd" || word === "pushd" || word === "popd") this.#changedDirectory = true;
+    if (word === "hash" && words.some((w) => /^-[a-z]*p/.test(w.text))) {
+      this.unknown('"hash -p" changes which file a name runs', via);
+    }
+    if (word === "enable" && words.some((w) => /^-[a-z]*f/.test(w.text))) {
+      this.unknown('"enable -f" loads a builtin from a file', via);
     }
   }
 

@@ -175,6 +175,9 @@ const UNKNOWN: [string, string, RegExp][] = [
   ["unparseable", 'echo "unterminated', /not valid shell syntax/],
   ["PATH changed", "PATH=/tmp/evil:$PATH ls", /changes PATH/],
   ["fork bomb", ":(){ :|:& };:", /calls itself/],
+  ["a program the line creates", "ln -s /usr/bin/touch ./made && ./made m", /does not exist yet/],
+  ["a relative program after cd", "cd /usr/bin && ./touch m", /changes directory/],
+  ["hash -p", "hash -p /usr/bin/touch ls; ls m", /hash -p/],
   ["dynamic argument against a deny rule", "git push $REMOTE", /./],
 ];
 
