@@ -5,8 +5,8 @@
  * @module
  */
 
-import { loadConfig, PATH_DEFAULTS } from "../config/config.ts";
-import { createPolicy, DEFAULT_POLICY_RULES } from "../policy/mod.ts";
+import { ConfigError, loadConfig, PATH_DEFAULTS } from "../config/config.ts";
+import { createPolicy, DEFAULT_POLICY_RULES, PolicyError } from "../policy/mod.ts";
 import type {
   CommandVerdict,
   Decision,
@@ -75,7 +75,15 @@ export async function policyMain(args: string[]): Promise<number> {
   const cwd = values.cwd ?? runtime.cwd();
   const loaded = loadConfig({ explicit: values.config, cwd, env });
   for (const warning of loaded.warnings) await runtime.writeStderr(`termbridge: ${warning}\n`);
-  const policy = createPolicy(rulesInForce(loaded.config.policy, values.policy === "off"));
+  let policy;
+  try {
+    policy = createPolicy(rulesInForce(loaded.config.policy, values.policy === "off"));
+  } catch (error) {
+    // A rule the engine cannot read is a configuration error (exit 2), said with its files.
+    if (!(error instanceof PolicyError)) throw error;
+    const files = loaded.files.map((file) => `"${file.path}"`).join(", ") || "(no file)";
+    throw new ConfigError(`${error.message} (policy from ${files})`);
+  }
   const context: PolicyContext = { cwd, env };
   const path = values.read ?? values.write;
   if (path !== undefined) {

@@ -93,6 +93,13 @@ describe("policy check", () => {
     assert.match(denied.stdout, /matches none of the write globs/);
     assert.equal(check(["--write", join(dir, "new.txt")]).status, 0);
   });
+  test("a rule the engine cannot read stops it with exit 2, naming the rule and the file", () => {
+    const config = join(dir, "broken.jsonc");
+    writeFileSync(config, `{ "policy": { "deny": ["rm 'oops"] } }`);
+    const { status, stderr } = check(["--config", config, "ls"]);
+    assert.equal(status, 2, stderr);
+    assert.match(stderr, /Cannot read the rule "rm 'oops": unterminated '.*broken\.jsonc/);
+  });
   test("mistakes are usage errors (exit 2) that say what would be right", () => {
     const missing = check([]);
     assert.equal(missing.status, 2);
