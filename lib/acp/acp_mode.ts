@@ -105,8 +105,9 @@ class AcpRun {
         renderer.permission(decision);
         return toPermissionResponse(decision);
       })
-      // Shown by `checkUpdates` below as they are read; only valid ones get here.
-      .onNotification(acp.methods.client.session.update, () => {});
+      // Shown by `checkUpdates` below as they are read, which validated them:
+      // only valid ones get here, and the SDK need not validate them again.
+      .onNotification(acp.methods.client.session.update, { parse: (params) => params }, () => {});
     // The SDK hands notifications to handlers asynchronously, so a turn's
     // response could overtake its last updates: render them as they are read.
     const checked = checkUpdates(agent.stream, {
