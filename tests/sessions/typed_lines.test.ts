@@ -85,6 +85,21 @@ for (const shell of SHELLS) {
       });
     });
 
+    it(`${shell}: Ctrl+O (which also runs the line) is checked too`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m9");
+        session.type(`touch ${marker}`);
+        session.keys(["C-o"]);
+        // bash no longer binds it (nothing runs); zsh runs it through the check.
+        await session.wait({ idleMs: 300 }, TIMEOUT_MS);
+        session.keys(["C-u"]);
+        assert.equal(existsSync(marker), false);
+        const after = await session.exec("echo ok", TIMEOUT_MS);
+        assert.equal(after.output, "ok\n");
+      });
+    });
+
     it(`${shell}: a line made with arrow-key editing is checked as it ends up`, async () => {
       await withSessions(async (kit) => {
         const session = await open(kit);
