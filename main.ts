@@ -21,6 +21,8 @@ const LOADERS: Record<string, () => Promise<ModeMain>> = {
   mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,
   policy: async () => (await import("./lib/cli/policy_command.ts")).policyMain,
   server: async () => (await import("./lib/server/server.ts")).serverMain,
+  config: async () => (await import("./lib/cli/config_command.ts")).configMain,
+  audit: async () => (await import("./lib/cli/audit_command.ts")).auditMain,
 };
 
 /** `mcp`, `repl` and `run` with `--server`: the same front end on the session server's sessions. */

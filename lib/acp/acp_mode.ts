@@ -20,6 +20,9 @@ import { watchFileRequests } from "./file_activity.ts";
 import { type AskPerson, PermissionDesk, toPermissionResponse } from "./permissions.ts";
 import { ChatConsole, stdinLines } from "./prompt_sources.ts";
 import { chooseRenderMode, createRenderer } from "./render/mod.ts";
+import { serviceSafety, startSafety } from "../cli/safety_options.ts";
+import type { Safety } from "../safety/setup.ts";
+import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import type { Renderer } from "./render/types.ts";
 
 /** How long after `session/cancel` the agent may take to end the turn before termbridge stops it. */
@@ -35,6 +38,7 @@ export async function acpMain(args: string[]): Promise<number> {
     await runtime.writeStdout(HELP);
     return 0;
   }
+  const safety = await startSafety("acp", options.safety);
   const renderer = createRenderer({
     mode: chooseRenderMode({
       json: options.json,
@@ -49,12 +53,13 @@ export async function acpMain(args: string[]): Promise<number> {
     },
   });
   const agent = startAgent(options.agent, { logFile: options.agentLog });
-  const run = new AcpRun(options, agent, renderer);
+  const run = new AcpRun(options, agent, renderer, safety);
   try {
     return await run.execute();
   } finally {
     await run.shutdown();
     await renderer.close();
+    safety.close();
   }
 }
 
@@ -68,6 +73,7 @@ class AcpRun {
   readonly #desk: PermissionDesk;
   readonly #connection: acp.ClientConnection;
   #sessionId = "";
+  #policyAsks = 0;
   #turn: Promise<acp.PromptResponse> | undefined;
   /** The run ends as cancelled (exit 4): a signal, or a turn the agent would not end. */
   #cancelled = false;
@@ -78,12 +84,16 @@ class AcpRun {
   #gone: Promise<number> | undefined;
   readonly #diagnostics: AgentDiagnostics;
 
-  constructor(options: AcpOptions, agent: AgentProcess, renderer: Renderer) {
+  constructor(options: AcpOptions, agent: AgentProcess, renderer: Renderer, safety: Safety) {
     this.#options = options;
     this.#agent = agent;
     this.#renderer = renderer;
     this.#diagnostics = new AgentDiagnostics(agent, (event) => renderer.event(event));
-    this.#service = new TerminalService({ cwd: options.cwd, outputCeiling: options.outputLimit });
+    this.#service = new TerminalService({
+      cwd: options.cwd,
+      outputCeiling: options.outputLimit,
+      ...serviceSafety(safety),
+    });
     this.#service.onEvent((event) => renderer.terminal(event));
     const chatting = options.policy === "ask" ||
       (options.prompts.length === 0 && runtime.isTerminal("stdin"));
@@ -99,7 +109,11 @@ class AcpRun {
       }
     });
     this.#desk = new PermissionDesk(options.policy, ask);
-    const app = serveFiles(serveTerminals(acp.client({ name: "termbridge" }), this.#service))
+    safety.guard.setApprover((request, signal) => this.#askPolicy(request, signal));
+    const app = serveFiles(
+      serveTerminals(acp.client({ name: "termbridge" }), this.#service),
+      this.#service,
+    )
       .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
         const decision = await this.#desk.decide(params, signal);
         renderer.permission(decision);
@@ -118,6 +132,29 @@ class AcpRun {
       watchFileRequests(checked, (activity) => renderer.event(activity)),
     );
     agent.onNoise((line) => this.#diagnostics.noise(line));
+  }
+
+  /**
+   * Asks about a command or file the policy asks about, exactly as about the
+   * agent's own permission requests (the same prompt, --yes and --no).
+   */
+  async #askPolicy(request: ApprovalRequest, signal?: AbortSignal): Promise<Approval> {
+    const action = request.kind === "command" ? "Run" : request.kind === "read" ? "Read" : "Write";
+    const decision = await this.#desk.decide({
+      sessionId: this.#sessionId,
+      toolCall: {
+        toolCallId: `termbridge-policy-${++this.#policyAsks}`,
+        title: `${action} ${request.subject} (termbridge policy: ${request.verdict.reason})`,
+        kind: request.kind === "command" ? "execute" : request.kind === "read" ? "read" : "edit",
+        status: "pending",
+      },
+      options: [
+        { optionId: "allow", name: "Allow once", kind: "allow_once" },
+        { optionId: "reject", name: "Reject", kind: "reject_once" },
+      ],
+    }, signal ?? new AbortController().signal);
+    this.#renderer.permission(decision);
+    return { approved: decision.option?.kind === "allow_once", by: decision.source };
   }
 
   /** Initializes, opens the session and runs every turn; returns the exit code. */

@@ -4,6 +4,7 @@
  */
 
 import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
+import { SAFETY_HELP, SAFETY_OPTIONS, type startSafety } from "../cli/safety_options.ts";
 import { UsageError } from "../cli/usage.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { PermissionPolicy } from "./permissions.ts";
@@ -45,12 +46,16 @@ Options:
       --init-timeout S   seconds to wait for the answer to initialize (default 30)
       --auth ID          authenticate with this method before the session
       --output-limit N   hard ceiling of kept output per terminal, bytes (default 16 MiB)
+${SAFETY_HELP}
   -h, --help             show this help
 
 Without --yes or --no, permission requests are asked on a terminal and
 answered reject_once otherwise. A flag never picks an allow_always or
 reject_always option (agents remember those for later runs); with no option
 of the kind it picks, the answer is "cancelled", and the output says so.
+Commands and files the policy asks about are asked the same way (and
+--yes/--no answer them too); a refusal is the JSON-RPC error -32003 "Denied
+by policy" naming the rule and the command.
 
 Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
 command line; 3 a turn ended otherwise (refusal, max_tokens,
@@ -81,6 +86,8 @@ export interface AcpOptions {
   outputLimit?: number;
   /** Milliseconds to wait for the answer to `initialize`. */
   initTimeoutMs: number;
+  /** The shared safety options (--yes/--no reach the guard through the permission desk). */
+  safety: Parameters<typeof startSafety>[1];
 }
 
 /**
@@ -100,6 +107,7 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
     auth: { type: "string" },
     "output-limit": { type: "string" },
     "init-timeout": { type: "string" },
+    ...SAFETY_OPTIONS,
     help: { type: "boolean", short: "h" },
   }, true);
   if (values.help) return "help";
@@ -121,6 +129,12 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
     auth: values.auth,
     outputLimit: numberOption("output-limit", values["output-limit"]),
     initTimeoutMs: seconds("init-timeout", values["init-timeout"] ?? "30") * 1000,
+    safety: {
+      config: values.config,
+      audit: values.audit,
+      "no-audit": values["no-audit"],
+      policy: values.policy,
+    },
   };
 }
 

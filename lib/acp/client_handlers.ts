@@ -20,6 +20,7 @@ import {
 } from "../terminal/errors.ts";
 import { UnknownKeyError } from "../terminal/keys.ts";
 import { LimitError } from "../sandbox/mod.ts";
+import { PolicyDeniedError } from "../safety/guard.ts";
 import { FileNotFoundError, readTextFile, writeTextFile } from "../service/text_files.ts";
 import {
   InvalidRequestError,
@@ -31,10 +32,19 @@ import {
 const RESOURCE_NOT_FOUND = -32002;
 /** termbridge's code for a request the terminal cannot take now, or a wait that timed out. */
 const NOT_NOW = -32001;
+/** termbridge's code for a command or file the policy refused ("Denied by policy"). */
+export const DENIED_BY_POLICY = -32003;
 
 /** Maps the core's errors to JSON-RPC errors: the one place that chooses codes. */
 export function toRequestError(error: unknown): unknown {
   if (error instanceof acp.RequestError) return error;
+  if (error instanceof PolicyDeniedError) {
+    return new acp.RequestError(DENIED_BY_POLICY, "Denied by policy", {
+      message: error.message,
+      rule: error.rule,
+      command: error.command,
+    });
+  }
   if (error instanceof TerminalNotFoundError || error instanceof FileNotFoundError) {
     return new acp.RequestError(RESOURCE_NOT_FOUND, error.message);
   }
@@ -76,43 +86,63 @@ export function serveTerminals(app: acp.ClientApp, service: TerminalService): ac
   return app
     .onRequest(
       terminal.create,
-      ({ params }) => mapped(async () => ({ terminalId: await service.create(params) })),
+      ({ params, signal }) =>
+        mapped(async () => ({ terminalId: await service.create(params, signal) })),
     )
     .onRequest(
       terminal.output,
-      ({ params }) => mapped(() => service.output(params.sessionId, params.terminalId)),
+      ({ params }) =>
+        mapped(async () => {
+          await service.settled(params.terminalId);
+          return service.output(params.sessionId, params.terminalId);
+        }),
     )
     .onRequest(
       terminal.waitForExit,
       ({ params, signal }) =>
-        mapped(() => service.waitForExit(params.sessionId, params.terminalId, signal)),
+        mapped(async () => {
+          await service.settled(params.terminalId);
+          return await service.waitForExit(params.sessionId, params.terminalId, signal);
+        }),
     )
     .onRequest(terminal.kill, ({ params }) =>
       mapped(async () => {
+        await service.settled(params.terminalId);
         await service.kill(params.sessionId, params.terminalId);
         return {};
       }))
     .onRequest(terminal.release, ({ params }) =>
       mapped(async () => {
+        await service.settled(params.terminalId);
         await service.release(params.sessionId, params.terminalId);
         return {};
       }));
 }
 
-/** Registers `fs/read_text_file` and `fs/write_text_file` on real files. */
+/**
+ * Registers `fs/read_text_file` and `fs/write_text_file` on real files, each
+ * through the service's guard (the policy's read/write globs, the audit log).
+ */
 export function serveFiles(
   app: acp.ClientApp,
+  service: TerminalService,
   onWrite?: (path: string, content: string) => void,
 ): acp.ClientApp {
   const { fs } = acp.methods.client;
   return app
     .onRequest(
       fs.readTextFile,
-      ({ params }) => mapped(async () => ({ content: await readTextFile(params.path, params) })),
+      ({ params }) =>
+        mapped(async () => ({
+          content: await readTextFile(params.path, {
+            ...params,
+            access: service.fileAccess(params.sessionId),
+          }),
+        })),
     )
     .onRequest(fs.writeTextFile, ({ params }) =>
       mapped(async () => {
-        await writeTextFile(params.path, params.content);
+        await writeTextFile(params.path, params.content, service.fileAccess(params.sessionId));
         onWrite?.(params.path, params.content);
         return {};
       }));

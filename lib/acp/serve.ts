@@ -6,6 +6,15 @@
 
 import * as acp from "@agentclientprotocol/sdk";
 import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
+import {
+  ANSWER_OPTIONS,
+  answerHelp,
+  SAFETY_HELP,
+  SAFETY_OPTIONS,
+  serviceSafety,
+  sessionDefaults,
+  startSafety,
+} from "../cli/safety_options.ts";
 import { VERSION } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
@@ -27,7 +36,13 @@ Diagnostics go to stderr; stdout carries only protocol.
 Options:
   --cwd DIR              default working directory of commands (default: the current one)
   --output-limit BYTES   hard ceiling of kept output per terminal (default: 16777216)
+${SAFETY_HELP}
+${answerHelp("refused: serve cannot ask anyone")}
   -h, --help             show this help
+
+Every command (terminal/create, sessions/open, exec, input) and file access
+goes through the policy; a refusal is the JSON-RPC error -32003 "Denied by
+policy" whose data names the rule and the command.
 `;
 
 /** Methods `serve` answers, listed by `initialize`. */
@@ -43,6 +58,8 @@ export async function serveMain(args: string[]): Promise<number> {
   const { values } = parseModeArgs("serve", args, {
     cwd: { type: "string" },
     "output-limit": { type: "string" },
+    ...SAFETY_OPTIONS,
+    ...ANSWER_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -50,13 +67,21 @@ export async function serveMain(args: string[]): Promise<number> {
     return 0;
   }
   const cwd = directoryOption("cwd", values.cwd);
+  const safety = await startSafety("serve", values);
+  const { config } = safety.loaded;
   const service = new TerminalService({
     cwd: cwd ?? runtime.cwd(),
-    outputCeiling: numberOption("output-limit", values["output-limit"]),
+    outputCeiling: numberOption("output-limit", values["output-limit"]) ?? config.outputLimit,
+    cols: config.cols,
+    rows: config.rows,
+    ...serviceSafety(safety),
   });
-  const sessions = new SessionManager({ cwd });
+  const sessions = new SessionManager({
+    ...sessionDefaults(safety, cwd),
+    idleTimeoutSeconds: config.idleTimeout,
+  });
   const app = serveSessions(
-    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service)),
+    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service), service),
     sessions,
   );
   app.onRequest("initialize", (params: unknown) => params, () => ({
@@ -78,6 +103,7 @@ export async function serveMain(args: string[]): Promise<number> {
   } finally {
     stops.forEach((stop) => stop());
     await Promise.all([service.releaseAll(), sessions.closeAll()]);
+    safety.close();
   }
   return 0;
 }

@@ -5,15 +5,10 @@
  * @module
  */
 
-import { ConfigError, loadConfig, PATH_DEFAULTS } from "../config/config.ts";
-import { createPolicy, DEFAULT_POLICY_RULES, PolicyError } from "../policy/mod.ts";
-import type {
-  CommandVerdict,
-  Decision,
-  PathVerdict,
-  PolicyContext,
-  PolicyRules,
-} from "../policy/types.ts";
+import { ConfigError, loadConfig } from "../config/config.ts";
+import { createPolicy, POLICY_OFF, PolicyError } from "../policy/mod.ts";
+import type { CommandVerdict, Decision, PathVerdict, PolicyContext } from "../policy/types.ts";
+import { effectiveRules } from "../safety/setup.ts";
 import { runtime } from "../runtime/mod.ts";
 import { parseModeArgs } from "./args.ts";
 import { UsageError } from "./usage.ts";
@@ -77,7 +72,7 @@ export async function policyMain(args: string[]): Promise<number> {
   for (const warning of loaded.warnings) await runtime.writeStderr(`termbridge: ${warning}\n`);
   let policy;
   try {
-    policy = createPolicy(rulesInForce(loaded.config.policy, values.policy === "off"));
+    policy = createPolicy(effectiveRules(loaded, values.policy === "off") ?? POLICY_OFF);
   } catch (error) {
     // A rule the engine cannot read is a configuration error (exit 2), said with its files.
     if (!(error instanceof PolicyError)) throw error;
@@ -107,23 +102,6 @@ export async function policyMain(args: string[]): Promise<number> {
     : await policy.checkLine(positionals[0], context);
   await runtime.writeStdout(values.json ? `${JSON.stringify(verdict)}\n` : describe(verdict));
   return EXIT[verdict.decision];
-}
-
-/**
- * The rules in force: the shipped default ones (unless `--policy off`) plus the configuration's.
- * INTERIM: the guard's own (`lib/safety/`) replaces this when it lands, so both agree.
- */
-function rulesInForce(configured: PolicyRules | undefined, off: boolean): PolicyRules {
-  const base: PolicyRules = off ? {} : DEFAULT_POLICY_RULES;
-  const own = configured ?? {};
-  return {
-    default: own.default ?? base.default ?? "allow",
-    allow: [...(base.allow ?? []), ...(own.allow ?? [])],
-    ask: [...(base.ask ?? []), ...(own.ask ?? [])],
-    deny: [...(base.deny ?? []), ...(own.deny ?? [])],
-    read: own.read ?? [...PATH_DEFAULTS.read],
-    write: own.write ?? [...PATH_DEFAULTS.write],
-  };
 }
 
 function ruleText(rule: CommandVerdict["rule"]): string {

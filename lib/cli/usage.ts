@@ -38,6 +38,8 @@ export const MODES: readonly Mode[] = [
     name: "server",
     summary: "the per-user session server (started on demand by the commands below)",
   },
+  { name: "config", summary: "print the effective configuration and where each value came from" },
+  { name: "audit", summary: "show the audit log (--follow, --since T, --json)" },
 ];
 
 /** The top-level help text. */
@@ -53,6 +55,8 @@ Usage:
   termbridge policy check [OPTIONS] 'COMMAND LINE'
   termbridge server [-L NAME | --socket PATH]
   termbridge COMMAND [-L NAME | --socket PATH] [--json] ARGS...
+  termbridge config [--json]
+  termbridge audit [--follow] [--since T] [--json]
   termbridge --help | --version
 
 Modes:

@@ -164,3 +164,12 @@ export function describeSource(source: Source | undefined): string {
   if (source.kind === "flag") return source.flag;
   return `${source.file}${source.line === undefined ? "" : `:${source.line}`} (${source.kind})`;
 }
+
+/** The audit log's file: `configured` (`~` expands, relative to `cwd`) or the default. */
+export function resolveAuditPath(
+  configured: string | undefined,
+  env: Record<string, string>,
+  cwd: string,
+): string {
+  return resolve(cwd, expandHome(configured ?? defaultAuditPath(env), env.HOME || homedir()));
+}

@@ -6,7 +6,17 @@
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
-import { loadConfig } from "../config/config.ts";
+import {
+  ANSWER_OPTIONS,
+  answerHelp,
+  SAFETY_HELP,
+  SAFETY_OPTIONS,
+  sessionDefaults,
+  startSafety,
+} from "../cli/safety_options.ts";
+import { applyFlag } from "../config/config.ts";
+import { useApprover } from "../safety/setup.ts";
+import { elicitationApprover } from "./elicit_approver.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
 import { createMcpServer } from "./server.ts";
@@ -31,11 +41,15 @@ Options:
   --idle-timeout S       close sessions unused for S seconds (default: never)
   --read-only            offer only the tools that read (getContent, takeScreenshot, wait, listSessions)
   --record DIR           record every session to DIR as an asciicast file (asciinema play)
-  --config FILE          a termbridge.jsonc file (default: ./termbridge.jsonc if present,
-                         over $XDG_CONFIG_HOME/termbridge/termbridge.jsonc)
+${SAFETY_HELP}
+${answerHelp("asked through MCP elicitation when the client supports it, else refused")}
   --server               use the session server's sessions, which outlive this process
                          ("termbridge mcp --server --help" for its options)
   -h, --help             show this help
+
+Every command (terminal_execute, type with Enter into a shell, openSession's
+program) goes through the policy; a refusal is a tool error that names the
+rule and the command.
 
 Add it to an MCP client as the command "termbridge" with the argument "mcp".
 `;
@@ -52,20 +66,21 @@ export async function mcpMain(args: string[]): Promise<number> {
     "idle-timeout": { type: "string" },
     "read-only": { type: "boolean" },
     record: { type: "string" },
-    config: { type: "string" },
+    ...SAFETY_OPTIONS,
+    ...ANSWER_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
     await runtime.writeStdout(HELP);
     return 0;
   }
-  const loaded = loadConfig({ explicit: values.config, cwd: runtime.cwd(), env: runtime.env() });
-  for (const warning of loaded.warnings) await runtime.writeStderr(`termbridge: ${warning}\n`);
-  const { config } = loaded;
+  const safety = await startSafety("mcp", values);
+  const { config } = safety.loaded;
+  applyFlag(safety.loaded, "shell", values.shell ? [values.shell] : undefined, "--shell");
   const record = values.record ?? config.record;
   if (record !== undefined) mkdirSync(resolve(record), { recursive: true });
   const manager = new SessionManager({
-    program: values.shell ? [values.shell] : config.shell,
+    ...sessionDefaults(safety),
     cwd: directoryOption("cwd", values.cwd) ?? config.cwd,
     cols: numberOption("cols", values.cols, 2) ?? config.cols,
     rows: numberOption("rows", values.rows, 1) ?? config.rows,
@@ -81,6 +96,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     idleTimeoutMs: idleSeconds * 1000,
   });
   const server = createMcpServer(sessions, { readOnly: values["read-only"] ?? config.readOnly });
+  useApprover(safety, safety.flags, elicitationApprover(server));
   const closed = new Promise<void>((done) => server.onclose = done);
   await server.connect(new StdioTransport(() => manager.killAll()));
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
@@ -91,6 +107,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   } finally {
     stops.forEach((stop) => stop());
     await sessions.closeAll();
+    safety.close();
   }
   return 0;
 }

@@ -22,6 +22,16 @@ import { runtime } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
 import type { Session } from "../sessions/session.ts";
 import { attachSession } from "./attach.ts";
+import {
+  ANSWER_OPTIONS,
+  answerHelp,
+  SAFETY_HELP,
+  SAFETY_OPTIONS,
+  sessionDefaults,
+  startSafety,
+} from "../cli/safety_options.ts";
+import { type Safety, useApprover } from "../safety/setup.ts";
+import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import { complete } from "./completer.ts";
 import { HISTORY_SIZE, HistoryFile, historyPath } from "./history.ts";
 
@@ -38,6 +48,8 @@ Options:
       --server           use the session server's sessions (started if none runs): they stay
                          open when you leave, and attach reaches them; -L NAME or --socket PATH
                          choose the server
+${SAFETY_HELP}
+${answerHelp("asked with a y/n prompt on a terminal, else refused")}
   -h, --help             show this help
 
 Tab completes commands, session names and key names; Ctrl+C clears the line
@@ -53,6 +65,7 @@ ${commandList(COMMANDS, "repl")}
 `;
 
 interface ReplOptions {
+  safety: Parameters<typeof startSafety>[1];
   cwd: string;
   size?: { cols: number; rows: number };
   history: boolean;
@@ -63,6 +76,8 @@ function parseOptions(args: string[]): ReplOptions | "help" {
     cwd: { type: "string" },
     size: { type: "string" },
     "no-history": { type: "boolean" },
+    ...SAFETY_OPTIONS,
+    ...ANSWER_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) return "help";
@@ -73,6 +88,7 @@ function parseOptions(args: string[]): ReplOptions | "help" {
     throw new UsageError((error as Error).message);
   }
   return {
+    safety: values,
     cwd: directoryOption("cwd", values.cwd) ?? runtime.cwd(),
     size,
     history: !values["no-history"],
@@ -114,7 +130,11 @@ export async function replMain(
     await runtime.writeStdout(HELP);
     return 0;
   }
-  const repl = new Repl(options);
+  const safety = await startSafety("repl", options.safety);
+  const repl = new Repl(options, safety);
+  if (runtime.isTerminal("stdin")) {
+    useApprover(safety, safety.flags, (request, signal) => repl.approve(request, signal));
+  }
   if (remote !== undefined) {
     repl.console = await remote({
       options: { cwd: options.cwd, size: options.size ?? fittingSize() },
@@ -122,7 +142,11 @@ export async function replMain(
       handOver: (body) => repl.handOver(body),
     });
   }
-  return await repl.run();
+  try {
+    return await repl.run();
+  } finally {
+    safety.close();
+  }
 }
 
 const DIM = ["\x1b[2m", "\x1b[22m"];
@@ -148,11 +172,11 @@ class Repl {
   #inputClosed = false;
   #finished!: () => void;
 
-  constructor(options: ReplOptions) {
+  constructor(options: ReplOptions, safety: Safety) {
     const path = options.history ? historyPath(runtime.env()) : undefined;
     this.#history = path === undefined ? undefined : new HistoryFile(path);
     this.#ctx = new ConsoleContext({
-      sessions: new SessionManager({ cwd: options.cwd }),
+      sessions: new SessionManager(sessionDefaults(safety, options.cwd)),
       mode: "repl",
       cwd: options.cwd,
       styled: this.#styled,
@@ -262,6 +286,21 @@ class Repl {
       parts.push(this.#color ? RED[0] + result.error + RED[1] : result.error);
     }
     if (parts.length > 0) await this.#print(parts.join("\n") + "\n");
+  }
+
+  /** Asks the person a y/n question about a command or file the policy asks about. */
+  approve(request: ApprovalRequest, signal?: AbortSignal): Promise<Approval> {
+    const action = request.kind === "command" ? "Run" : request.kind === "read" ? "Read" : "Write";
+    const query = `${action} ${request.subject}? The policy asks: ${request.verdict.reason} [y/N] `;
+    return new Promise((done) => {
+      const onAbort = () => done({ approved: false, by: "user (interrupted)" });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#abort?.signal.addEventListener("abort", onAbort, { once: true });
+      this.#rl.question(query, (answer) => {
+        signal?.removeEventListener("abort", onAbort);
+        done({ approved: /^\s*y(es)?\s*$/i.test(answer), by: "user" });
+      });
+    });
   }
 
   /** Ctrl+C: stops the running wait, or clears the line being typed. */

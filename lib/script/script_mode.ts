@@ -9,6 +9,15 @@ import { readFileSync } from "node:fs";
 import { parseModeArgs } from "../cli/args.ts";
 import { UsageError } from "../cli/usage.ts";
 import {
+  ANSWER_OPTIONS,
+  answerHelp,
+  SAFETY_HELP,
+  SAFETY_OPTIONS,
+  sessionDefaults,
+  startSafety,
+} from "../cli/safety_options.ts";
+import type { Safety } from "../safety/setup.ts";
+import {
   CommandError,
   commandList,
   COMMANDS,
@@ -38,7 +47,11 @@ Options:
   -x, --trace             print each line on stderr before running it, and how it went
       --server            run on the session server's sessions (started if none runs), which
                           stay open at the end; -L NAME or --socket PATH choose the server
+${SAFETY_HELP}
+${answerHelp("refused: a script cannot ask anyone")}
   -h, --help              show this help
+
+A command the policy refuses fails its line (FILE:LINE and the rule).
 
 Exit status: 0 every line succeeded; 1 a line failed, could not be read, or a
 signal interrupted the script; 2 bad command line or unreadable SCRIPT.
@@ -74,6 +87,7 @@ interface RunOptions {
   keepGoing: boolean;
   trace: boolean;
   timeouts: { exec?: number; wait?: number };
+  safety: Parameters<typeof startSafety>[1];
 }
 
 function parseOptions(args: string[]): RunOptions | "help" {
@@ -83,6 +97,8 @@ function parseOptions(args: string[]): RunOptions | "help" {
     timeout: { type: "string" },
     "exec-timeout": { type: "string" },
     trace: { type: "boolean", short: "x" },
+    ...SAFETY_OPTIONS,
+    ...ANSWER_OPTIONS,
     help: { type: "boolean", short: "h" },
   }, true);
   if (values.help) return "help";
@@ -102,6 +118,7 @@ function parseOptions(args: string[]): RunOptions | "help" {
       wait: seconds("timeout", values.timeout),
       exec: seconds("exec-timeout", values["exec-timeout"]),
     },
+    safety: values,
   };
 }
 
@@ -157,11 +174,14 @@ export interface StepRunner {
 }
 
 /** Makes the runner of a script with these default timeouts. */
-export type RunnerFactory = (timeouts: { exec?: number; wait?: number }) => Promise<StepRunner>;
+export type RunnerFactory = (
+  timeouts: { exec?: number; wait?: number },
+  safety: Safety,
+) => Promise<StepRunner>;
 
 /** Runs lines against sessions of this process, closed at the end. */
-const localRunner: RunnerFactory = (timeouts) => {
-  const sessions = new SessionManager({ cwd: runtime.cwd() });
+const localRunner: RunnerFactory = (timeouts, safety) => {
+  const sessions = new SessionManager(sessionDefaults(safety));
   const ctx = new ConsoleContext({ sessions, mode: "script", cwd: runtime.cwd(), timeouts });
   return Promise.resolve({
     run: async (parsed, signal) => ({
@@ -179,6 +199,7 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
     await runtime.writeStdout(HELP);
     return 0;
   }
+  const safety = await startSafety("run", options.safety);
   const text = await readScript(options.source);
   const label = options.source === "-" ? "stdin" : options.source;
   const report: ReportStep[] = [];
@@ -215,7 +236,7 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
     return 1;
   }
 
-  const runner = await (remote ?? localRunner)(options.timeouts);
+  const runner = await (remote ?? localRunner)(options.timeouts, safety);
   const abort = new AbortController();
   let interrupted: ShutdownSignal | undefined;
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
@@ -249,6 +270,7 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
   } finally {
     stops.forEach((stop) => stop());
     await runner.finish();
+    safety.close();
   }
   if (options.keepGoing && failures > 0) {
     await runtime.writeStderr(`${label}: ${failures} of ${report.length} steps failed\n`);

@@ -9,7 +9,10 @@ import { type ExitStatus, runtime } from "../runtime/mod.ts";
 import { TerminalError } from "../terminal/errors.ts";
 import { checkWorkingDirectory } from "../terminal/launch.ts";
 import { Terminal, TERMINAL_DEFAULTS } from "../terminal/terminal.ts";
+import { Guard } from "../safety/guard.ts";
+import type { Actor } from "../safety/types.ts";
 import { type CommandPlan, planCommand } from "./command_line.ts";
+import type { FileAccess } from "./text_files.ts";
 import {
   commandSecondsHit,
   type LimitHit,
@@ -37,6 +40,8 @@ export interface TerminalServiceOptions {
   killGraceMs?: number;
   cols?: number;
   rows?: number;
+  /** Policy, approvals and audit of every command and file (default: none of them). */
+  guard?: Guard;
   /** The sandbox commands run in (default: off). */
   sandbox?: SandboxSettings;
   /** `limits` of the configuration: terminals, commandSeconds, cpuSeconds, memoryBytes, processes. */
@@ -100,13 +105,17 @@ interface Entry {
 /** Command terminals, each owned by the session that created it. */
 export class TerminalService {
   readonly #options:
-    & Required<Omit<TerminalServiceOptions, "env" | "sandbox" | "limits" | "budget">>
+    & Required<Omit<TerminalServiceOptions, "env" | "sandbox" | "limits" | "budget" | "guard">>
     & Pick<TerminalServiceOptions, "sandbox">
     & { env: Record<string, string>; limits: Limits };
   readonly #budget: TerminalBudget;
   readonly #entries = new Map<string, Entry>();
   /** Released ids and the session each belonged to: a second release of one succeeds. */
   readonly #released = new Map<string, string>();
+  /** Ids handed out whose command the guard is still checking. */
+  readonly #creating = new Map<string, Promise<unknown>>();
+  /** The guard every command and file access of this service goes through. */
+  readonly guard: Guard;
   readonly #listeners = new Set<(event: TerminalEvent) => void>();
   #nextId = 1;
 
@@ -122,6 +131,17 @@ export class TerminalService {
       limits: options.limits ?? {},
     };
     this.#budget = options.budget ?? new TerminalBudget(this.#options.limits.terminals ?? 0);
+    this.guard = options.guard ?? Guard.open();
+  }
+
+  /** Who accesses files for `sessionId`, for `readTextFile`/`writeTextFile`. */
+  fileAccess(sessionId: string): FileAccess {
+    return {
+      guard: this.guard,
+      actor: this.guard.actor({ session: sessionId }),
+      cwd: this.#options.cwd,
+      env: this.#options.env,
+    };
   }
 
   /** Calls `listener` for every terminal event; returns a function that removes it. */
@@ -132,13 +152,15 @@ export class TerminalService {
 
   /**
    * Starts a command and returns its terminal id once it started (the
-   * command keeps running).
+   * command keeps running), after the policy allowed it, asking first if it
+   * says so.
    * @throws {InvalidRequestError} for a relative or missing cwd, a bad env name or limit
+   * @throws {PolicyDeniedError} when the policy refuses it or nobody approved it
    * @throws {SpawnError} when a program to exec directly does not exist
    * @throws {SandboxUnavailableError} when the sandbox is on and cannot be had
    * @throws {LimitError} when `limits.terminals` terminals are running
    */
-  async create(request: CreateRequest): Promise<string> {
+  async create(request: CreateRequest, signal?: AbortSignal): Promise<string> {
     for (
       const [field, value] of [
         ["command", request.command],
@@ -174,7 +196,27 @@ export class TerminalService {
       env[name] = value;
     }
     const limit = this.#outputLimit(request.outputByteLimit);
-    const plan: CommandPlan = planCommand(request.command, request.args ?? undefined, { env, cwd });
+    const id = `term-${this.#nextId++}`;
+    const actor = this.guard.actor({ session: request.sessionId, terminal: id });
+    const args = request.args ?? undefined;
+    const checked = this.guard.checkCommand(
+      {
+        origin: "create",
+        ...(args === undefined ? { line: request.command } : { argv: [request.command, ...args] }),
+        cwd,
+        env,
+        envNames: (request.env ?? []).map((e) => e.name),
+      },
+      actor,
+      signal,
+    );
+    this.#creating.set(id, checked);
+    try {
+      await checked;
+    } finally {
+      this.#creating.delete(id);
+    }
+    const plan: CommandPlan = planCommand(request.command, args, { env, cwd });
     const giveBack = this.#budget.take("the command");
     let terminal: Terminal;
     try {
@@ -196,7 +238,6 @@ export class TerminalService {
       giveBack();
       throw error;
     }
-    const id = `term-${this.#nextId++}`;
     const entry = {
       id,
       sessionId: request.sessionId,
@@ -205,6 +246,9 @@ export class TerminalService {
       startedAt: performance.now(),
     };
     this.#entries.set(id, entry);
+    if (this.guard.audit.enabled) {
+      this.guard.record(actor, { event: "start", pid: terminal.pid, command: entry.command });
+    }
     this.#emit({
       type: "created",
       id,
@@ -218,6 +262,7 @@ export class TerminalService {
     const timer = seconds > 0
       ? setTimeout(() => {
         const hit = commandSecondsHit(seconds);
+        this.#limitHit(actor, hit);
         this.#emit({ type: "limit", id, sessionId: request.sessionId, hit });
         void terminal.killForLimit(hit, this.#options.killGraceMs);
       }, seconds * 1000)
@@ -228,11 +273,30 @@ export class TerminalService {
       const durationMs = performance.now() - entry.startedAt;
       const hit = terminal.limitHit;
       if (hit !== null && hit.limit !== "limits.commandSeconds") {
+        this.#limitHit(actor, hit);
         this.#emit({ type: "limit", id, sessionId: request.sessionId, hit });
+      }
+      if (this.guard.audit.enabled) {
+        this.guard.record(actor, {
+          event: "exit",
+          exitCode: status.exitCode,
+          signal: status.signal,
+          durationMs: Math.round(durationMs * 1000) / 1000,
+          outputBytes: terminal.textLog.totalBytes,
+        });
       }
       this.#emit({ type: "exited", id, sessionId: request.sessionId, status, durationMs });
     });
     return id;
+  }
+
+  /**
+   * Resolves once a terminal id being created is known or refused, so that a
+   * client that sends requests without waiting for create's reply (ids are
+   * predictable) finds the terminal; at once for any other id.
+   */
+  async settled(id: string): Promise<void> {
+    await this.#creating.get(id)?.catch(() => {}); // The create request reports the refusal.
   }
 
   /** The output so far; `exitStatus` only once the command exited. */
@@ -268,7 +332,13 @@ export class TerminalService {
   /** Kills the command's process group; output and exit status stay readable. */
   async kill(sessionId: string, id: string): Promise<void> {
     const { terminal } = this.#get(sessionId, id);
-    if (terminal.exitStatus === null) this.#emit({ type: "killed", id, sessionId });
+    if (terminal.exitStatus === null) {
+      this.guard.record(this.guard.actor({ session: sessionId, terminal: id }), {
+        event: "kill",
+        signal: "SIGTERM",
+      });
+      this.#emit({ type: "killed", id, sessionId });
+    }
     await terminal.kill("SIGTERM", this.#options.killGraceMs);
   }
 
@@ -280,6 +350,7 @@ export class TerminalService {
   async release(sessionId: string, id: string): Promise<void> {
     if (!this.#entries.has(id) && this.#released.get(id) === sessionId) return;
     const entry = this.#get(sessionId, id);
+    this.guard.record(this.guard.actor({ session: sessionId, terminal: id }), { event: "release" });
     this.#entries.delete(id);
     this.#released.set(id, sessionId);
     await entry.terminal.kill("SIGTERM", this.#options.killGraceMs);
@@ -328,6 +399,15 @@ export class TerminalService {
       );
     }
     return Math.min(requested, this.#options.outputCeiling);
+  }
+
+  /** Records a limit that was hit, in the words the caller is told. */
+  #limitHit(actor: Actor, hit: LimitHit): void {
+    this.guard.record(actor, {
+      event: "limit",
+      limit: hit.limit,
+      message: hit.message,
+    });
   }
 
   #emit(event: TerminalEvent): void {

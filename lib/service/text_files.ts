@@ -4,10 +4,21 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute } from "node:path";
+import type { Guard } from "../safety/guard.ts";
+import type { Actor } from "../safety/types.ts";
 import { TerminalError } from "../terminal/errors.ts";
 import { InvalidRequestError } from "./terminal_service.ts";
+
+/** Who accesses a file, for the guard: the `read`/`write` globs expand `${cwd}` to `cwd`. */
+export interface FileAccess {
+  guard: Guard;
+  actor: Actor;
+  cwd: string;
+  env: Record<string, string>;
+}
 
 /** The file (or its directory) does not exist. */
 export class FileNotFoundError extends TerminalError {}
@@ -39,23 +50,24 @@ async function kindOf(path: string): Promise<"file" | "directory" | "other" | "m
 }
 
 /**
- * Reads a text file, optionally from a 1-based `line` and at most `limit` lines.
+ * Reads a text file, optionally from a 1-based `line` and at most `limit`
+ * lines; with `access`, only where the policy's `read` globs allow, and
+ * recorded in the audit log before the content is returned.
  * @throws {InvalidRequestError} for a relative path or a bad line/limit
+ * @throws {PolicyDeniedError} when no `read` glob allows the path
  * @throws {FileNotFoundError} when the file does not exist
  */
 export async function readTextFile(
-  path: string,
-  options: { line?: number | null; limit?: number | null } = {},
+  requested: string,
+  options: { line?: number | null; limit?: number | null; access?: FileAccess } = {},
 ): Promise<string> {
-  checkAbsolute("read", path);
+  checkAbsolute("read", requested);
   checkLineNumber("line", options.line, 1);
   checkLineNumber("limit", options.limit, 0);
-  const kind = await kindOf(path);
-  if (kind === "missing") throw new FileNotFoundError(`Cannot read "${path}": no such file`);
-  if (kind !== "file") {
-    throw new InvalidRequestError(`Cannot read "${path}": it is a ${kind}, not a file`);
-  }
-  const content = await readFile(path, "utf8");
+  const { access } = options;
+  const path = access ? access.guard.checkRead(requested, access, access.actor) : requested;
+  const content = await readWhole(path);
+  access?.guard.recordRead(path, Buffer.byteLength(content), access.actor);
   if (options.line == null && options.limit == null) return content;
   const lines = content.split(/(?<=\n)/);
   const start = (options.line ?? 1) - 1;
@@ -63,13 +75,31 @@ export async function readTextFile(
   return lines.slice(start, end).join("");
 }
 
+async function readWhole(path: string): Promise<string> {
+  const kind = await kindOf(path);
+  if (kind === "missing") throw new FileNotFoundError(`Cannot read "${path}": no such file`);
+  if (kind !== "file") {
+    throw new InvalidRequestError(`Cannot read "${path}": it is a ${kind}, not a file`);
+  }
+  return await readFile(path, "utf8");
+}
+
 /**
- * Writes a text file, replacing it if it exists.
+ * Writes a text file, replacing it if it exists; with `access`, only where
+ * the policy's `write` globs allow, recorded in the audit log first.
  * @throws {InvalidRequestError} for a relative path or a path that is a directory
+ * @throws {PolicyDeniedError} when no `write` glob allows the path
  * @throws {FileNotFoundError} when the directory does not exist
  */
-export async function writeTextFile(path: string, content: string): Promise<void> {
-  checkAbsolute("write", path);
+export async function writeTextFile(
+  requested: string,
+  content: string,
+  access?: FileAccess,
+): Promise<void> {
+  checkAbsolute("write", requested);
+  const path = access
+    ? access.guard.checkWrite(requested, Buffer.byteLength(content), access, access.actor)
+    : requested;
   const directory = dirname(path);
   const parent = await kindOf(directory);
   if (parent === "missing") {

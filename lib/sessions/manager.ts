@@ -4,6 +4,7 @@
  */
 
 import { SessionConflictError, SessionNotFoundError, SessionUsageError } from "./errors.ts";
+import type { Guard } from "../safety/guard.ts";
 import { Session, type SessionInfo, type SessionOptions } from "./session.ts";
 import {
   idleHit,
@@ -34,6 +35,8 @@ export interface SessionDefaults {
   idleTimeoutSeconds?: number;
   /** Told of every limit a session hits, the idle timeout included (for the audit log). */
   onLimit?: (session: string, hit: LimitHit) => void;
+  /** Policy, approvals and audit of every session's program, exec and input. */
+  guard?: Guard;
 }
 
 const NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -89,7 +92,9 @@ export class SessionManager {
       ...defaults,
       ...withoutUndefined(options),
       name,
-      onLimit: (hit) => onLimit?.(name, hit),
+      onLimit: (hit) => this.#limitHit(name, hit, onLimit),
+      // The manager's guard wins: a request's own options can never remove it.
+      guard: this.#defaults.guard ?? options.guard,
     });
     this.#opening.set(name, opening);
     try {
@@ -185,6 +190,16 @@ export class SessionManager {
     this.#reaper = undefined;
   }
 
+  /** Records a limit a session hit in the audit log, then tells `onLimit`. */
+  #limitHit(name: string, hit: LimitHit, onLimit: SessionDefaults["onLimit"]): void {
+    this.#defaults.guard?.record(this.#defaults.guard.actor({ session: name }), {
+      event: "limit",
+      limit: hit.limit,
+      message: hit.message,
+    });
+    onLimit?.(name, hit);
+  }
+
   /** Closes the sessions nobody used, that printed nothing and ran nothing for `idleMs`. */
   async #closeIdle(idleMs: number): Promise<void> {
     const now = performance.now();
@@ -193,7 +208,7 @@ export class SessionManager {
       if (now - used <= idleMs || info.idleMs <= idleMs || info.running !== null) continue;
       const hit = idleHit(info.name, idleMs / 1000);
       this.#gone.set(info.name, hit.message);
-      this.#defaults.onLimit?.(info.name, hit);
+      this.#limitHit(info.name, hit, this.#defaults.onLimit);
       const session = this.#sessions.get(info.name);
       this.#sessions.delete(info.name);
       this.#lastUse.delete(info.name);

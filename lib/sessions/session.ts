@@ -7,6 +7,7 @@
 
 import { basename, dirname } from "node:path";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
+import { Guard } from "../safety/guard.ts";
 import { isKeyName } from "../terminal/keys.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
@@ -14,7 +15,7 @@ import { SessionBusyError } from "./errors.ts";
 import { CastRecorder } from "./recorder.ts";
 import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
 import { ShellState } from "./shell_state.ts";
-import { TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
+import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 import { limitCommandTime } from "./command_timer.ts";
 import { type LimitHit, type Limits, sandboxPrefix, type SandboxSettings } from "../sandbox/mod.ts";
@@ -47,6 +48,8 @@ export interface SessionOptions {
    * Leave it out when the policy allows everything: then the hooks cost nothing.
    */
   lineCheck?: TypedLineCheck;
+  /** Policy, approvals and audit of the program, `exec` and `input` (default: none). */
+  guard?: Guard;
 }
 
 /** What `exec` and `input` report. */
@@ -114,6 +117,8 @@ export class Session {
   #lines: TypedLineChannel | undefined;
   #stopRecording: (() => void) | undefined;
   #stopTimer: (() => void) | undefined;
+  readonly #guard: Guard;
+  readonly #env: Record<string, string>;
 
   private constructor(
     options: SessionOptions & { program: string[] },
@@ -121,6 +126,8 @@ export class Session {
     sandbox: string[] | undefined,
   ) {
     const env = { ...runtime.env(), ...options.env };
+    this.#guard = options.guard ?? Guard.open();
+    this.#env = env;
     this.name = options.name;
     this.program = options.program;
     const cwd = options.cwd ?? runtime.cwd();
@@ -163,14 +170,42 @@ export class Session {
     const env = { ...runtime.env(), ...options.env };
     const cwd = options.cwd ?? runtime.cwd();
     const program = options.program ?? [defaultShell(env)];
+    const guard = options.guard ?? Guard.open();
+    const actor = guard.actor({ session: options.name });
+    await guard.checkCommand({ origin: "open", argv: program, cwd, env }, actor);
+    // Lines typed into the shell go through the same guard, unless there is no policy to apply.
+    const lineCheck = options.lineCheck ??
+      (guard.policy === null ? undefined : (typed: TypedLine) =>
+        guard.checkTypedLine(typed.line, {
+          cwd: typed.cwd,
+          env: { ...env, PATH: typed.path },
+          aliases: typed.aliases,
+        }, actor));
     const shell = integrateShell(program[0], program.slice(1), {
-      checkLines: options.lineCheck !== undefined,
+      checkLines: lineCheck !== undefined,
     });
     const shown = shell ? [shell.directory] : [];
     // The shell writes the lines it asks about beside its answers, even in a read-only sandbox.
     const writable = shell?.lineDir !== undefined ? [dirname(shell.lineDir)] : [];
     const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown, writable) ?? undefined;
-    const session = new Session({ ...options, program }, shell, sandbox);
+    const session = new Session({ ...options, program, lineCheck }, shell, sandbox);
+    if (guard.audit.enabled) {
+      guard.record(actor, {
+        event: "start",
+        pid: session.terminal.pid,
+        command: program.join(" "),
+      });
+      const started = performance.now();
+      void session.terminal.wait().then((status) =>
+        guard.record(actor, {
+          event: "exit",
+          exitCode: status.exitCode,
+          signal: status.signal,
+          durationMs: Math.round(performance.now() - started),
+          outputBytes: session.terminal.textLog.totalBytes,
+        })
+      );
+    }
     try {
       if (session.integration === "shell") {
         await session.terminal.waitFor(
@@ -216,6 +251,7 @@ export class Session {
         : this.#idleResult(command);
     }
     this.#checkAlive(command);
+    await this.#check("exec", command);
     if (this.#shell.running && this.#shell.ended(this.#shell.running)) {
       this.#shell.running = undefined; // Nobody collected it.
     }
@@ -272,8 +308,10 @@ export class Session {
     const { signal } = options;
     signal?.throwIfAborted();
     this.#checkAlive(text);
+    const key = text.length > 1 && isKeyName(text);
+    if (!key && text.trim() !== "") await this.#check("input", text);
     const from = this.terminal.textLog.totalBytes;
-    if (text.length > 1 && isKeyName(text)) this.keys([text]);
+    if (key) this.keys([text]);
     else this.#send(text, options.enter === false ? "" : "\r");
     const running = this.#shell.running;
     // Both waits end together: the first to settle aborts the other's listeners.
@@ -378,9 +416,32 @@ export class Session {
   /** Ends the program (every process group of its terminal's session) and the recording. */
   async close(): Promise<void> {
     this.#stopTimer?.();
+    if (this.#guard.audit.enabled) {
+      this.#guard.record(this.#guard.actor({ session: this.name }), { event: "release" });
+    }
     await this.terminal.dispose();
     this.record(null);
     this.#lines?.close();
+  }
+
+  /** The guard's check of a line about to be sent (throws PolicyDeniedError when refused). */
+  async #check(origin: "exec" | "input", line: string): Promise<void> {
+    await this.#guard.checkCommand(
+      { origin, line, cwd: this.#shell.cwd, env: this.#env },
+      this.#guard.actor({ session: this.name }),
+    );
+  }
+
+  /**
+   * The check of a line typed into this session's shell, for the shell's own
+   * hook (the policy engine wires it): never throws for a refusal.
+   */
+  checkTypedLine(line: string): Promise<{ allowed: boolean; message: string }> {
+    return this.#guard.checkTypedLine(
+      line,
+      { cwd: this.#shell.cwd, env: this.#env },
+      this.#guard.actor({ session: this.name }),
+    );
   }
 
   #send(text: string, enter: string): void {

@@ -1,0 +1,85 @@
+/**
+ * Reading the audit log back: every file (rotated ones first), filtered by
+ * time, one line per event in words for people.
+ * @module
+ */
+
+import { existsSync, readFileSync } from "node:fs";
+import { ROTATE_KEEP } from "./log.ts";
+import type { AuditRecord } from "./types.ts";
+
+/** The log's files, oldest first. */
+export function auditFiles(path: string): string[] {
+  const rotated = Array.from({ length: ROTATE_KEEP }, (_, i) => `${path}.${ROTATE_KEEP - i}`);
+  return [...rotated, path].filter((file) => existsSync(file));
+}
+
+/** A line of the log, parsed; null for a line that is not a JSON object (shown as is). */
+export function parseRecord(line: string): AuditRecord | null {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null ? value as AuditRecord : null;
+  } catch {
+    return null; // A torn or foreign line: the caller shows the raw text.
+  }
+}
+
+/** Reads every line of the log's files. */
+export function readAuditLines(path: string): string[] {
+  return auditFiles(path).flatMap((file) =>
+    readFileSync(file, "utf8").split("\n").filter((line) => line !== "")
+  );
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** One event in words: `TIME MODE SESSION/TERMINAL what happened`. */
+export function formatRecord(record: AuditRecord): string {
+  const who = [record.session, record.terminal].filter((x) => x !== undefined).join("/");
+  const head = `${record.time} ${record.mode}${who ? ` ${who}` : ""}${
+    record.client ? ` (${record.client})` : ""
+  }`;
+  switch (record.event) {
+    case "command": {
+      const what = record.line ?? (record.argv ?? []).map((a) => quote(a)).join(" ");
+      const rule = record.rule === null
+        ? ""
+        : record.rule.list === "default"
+        ? " (default)"
+        : ` (${record.rule.list} "${record.rule.pattern}")`;
+      const env = record.env?.length ? ` env ${record.env.join(",")}` : "";
+      return `${head} ${record.origin} ${
+        record.line === undefined ? what : quote(what)
+      } in ${record.cwd}${env}: ${record.decision}${rule}`;
+    }
+    case "approval":
+      return `${head} ${record.approved ? "approved" : "refused"} ${
+        quote(record.subject)
+      } by ${record.by}`;
+    case "start":
+      return `${head} started pid ${record.pid}: ${record.command}`;
+    case "exit":
+      return `${head} exited ${
+        record.signal ?? `code ${record.exitCode}`
+      } after ${record.durationMs} ms, ${record.outputBytes} bytes of output`;
+    case "kill":
+      return `${head} killed${record.signal ? ` (${record.signal})` : ""}${
+        record.reason ? `: ${record.reason}` : ""
+      }`;
+    case "release":
+      return `${head} released`;
+    case "limit":
+      return `${head} ${record.limit} hit: ${record.message}`;
+    case "read":
+    case "write":
+      return `${head} ${record.event} ${record.path}: ${record.decision}${
+        record.bytes === null ? "" : `, ${record.bytes} bytes`
+      }${record.rule ? ` (${record.rule})` : ""}`;
+    default: {
+      const { time: _t, mode: _m, instance: _i, event, ...rest } = record as AuditRecord;
+      return `${head} ${event} ${JSON.stringify(rest)}`;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The audit log's events: one JSON object a line, each with the time, the
+ * mode and the ids of who acted. Environment variables appear by name only,
+ * never with their values.
+ * @module
+ */
+
+import type { Decision, RuleMatch } from "../policy/types.ts";
+import type { Actor } from "../safety/types.ts";
+
+/** Where a checked command came from. */
+export type CommandOrigin = "create" | "exec" | "input" | "open" | "typed";
+
+/** What happened, without the common fields (time, mode, ids). */
+export type AuditEvent =
+  /** A command was requested and the policy decided (written before it runs or is refused). */
+  | {
+    event: "command";
+    origin: CommandOrigin;
+    argv?: string[];
+    line?: string;
+    cwd: string;
+    /** Names of the variables the request set, never their values. */
+    env?: string[];
+    decision: Decision;
+    rule: RuleMatch | null;
+    reason: string;
+  }
+  /** An "ask" was answered. */
+  | { event: "approval"; subject: string; approved: boolean; by: string }
+  /** A process started. */
+  | { event: "start"; pid: number; command: string }
+  /** A process ended. */
+  | {
+    event: "exit";
+    exitCode: number | null;
+    signal: string | null;
+    durationMs: number;
+    outputBytes: number;
+  }
+  | { event: "kill"; signal?: string; reason?: string }
+  | { event: "release" }
+  /** A limit was hit; `message` is what the caller was told. */
+  | { event: "limit"; limit: string; value?: number; message: string }
+  /** A file access: decided (and, when allowed, done) before the reply. */
+  | {
+    event: "read" | "write";
+    path: string;
+    bytes: number | null;
+    decision: "allow" | "deny";
+    rule: string | null;
+  }
+  /** Anything else a component wants on record (a session opened or closed, a client connected). */
+  | { event: "note"; what: string; [key: string]: unknown };
+
+/** One line of the log as written. */
+export type AuditRecord = AuditEvent & {
+  /** ISO 8601 time with milliseconds. */
+  time: string;
+  mode: Actor["mode"];
+  /** termbridge's own process id (events of concurrent termbridges interleave). */
+  instance: number;
+  session?: string;
+  terminal?: string;
+  client?: string;
+};
+
+/** Where audit events go; `record` returns once the line is written (synchronously). */
+export interface AuditSink {
+  /** Whether events are kept at all (false for --no-audit). */
+  readonly enabled: boolean;
+  record(actor: Actor, event: AuditEvent): void;
+}

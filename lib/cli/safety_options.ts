@@ -1,0 +1,130 @@
+/**
+ * The options every mode shares for configuration, audit and policy, and
+ * their lines in each mode's `--help`.
+ * @module
+ */
+
+import { runtime } from "../runtime/mod.ts";
+import { openSafety, type Safety, type SafetyFlags } from "../safety/setup.ts";
+import type { Approver, Mode } from "../safety/types.ts";
+import type { TerminalServiceOptions } from "../service/terminal_service.ts";
+import type { SessionDefaults } from "../sessions/manager.ts";
+import { UsageError } from "./usage.ts";
+
+/** parseArgs definitions of the shared options. */
+export const SAFETY_OPTIONS = {
+  config: { type: "string" },
+  audit: { type: "string" },
+  "no-audit": { type: "boolean" },
+  policy: { type: "string" },
+} as const;
+
+/** parseArgs definitions of `--yes` and `--no` (modes that answer asks by flag). */
+export const ANSWER_OPTIONS = {
+  yes: { type: "boolean" },
+  no: { type: "boolean" },
+} as const;
+
+/** The help lines of the shared options. */
+export const SAFETY_HELP =
+  `  --config FILE          a termbridge.jsonc (default: ./termbridge.jsonc if present, over
+                         $XDG_CONFIG_HOME/termbridge/termbridge.jsonc; see "termbridge config")
+  --audit FILE           append the audit log to FILE (default: audit.path, else
+                         $XDG_STATE_HOME/termbridge/audit.jsonl)
+  --no-audit             keep no audit log
+  --policy off           without the shipped default policy (the config's rules still apply)`;
+
+/** The help lines of `--yes` and `--no`, with what this mode does without them. */
+export function answerHelp(otherwise: string): string {
+  return `  --yes                  approve every command the policy asks about
+  --no                   refuse every command the policy asks about
+                         (neither: ${otherwise})`;
+}
+
+/**
+ * Turns parsed option values into safety flags.
+ * @throws {UsageError} for `--policy` other than `off`, or `--yes` with `--no`
+ */
+export function safetyFlags(
+  mode: string,
+  values: {
+    config?: string;
+    audit?: string;
+    "no-audit"?: boolean;
+    policy?: string;
+    yes?: boolean;
+    no?: boolean;
+  },
+): SafetyFlags {
+  if (values.policy !== undefined && values.policy !== "off") {
+    throw new UsageError(
+      `Cannot use --policy ${
+        JSON.stringify(values.policy)
+      } in "${mode}": the only value is "off" (rules go in termbridge.jsonc)`,
+    );
+  }
+  if (values.yes && values.no) {
+    throw new UsageError(`Cannot use --yes and --no together in "${mode}": choose one`);
+  }
+  if (values.audit !== undefined && values["no-audit"]) {
+    throw new UsageError(`Cannot use --audit and --no-audit together in "${mode}": choose one`);
+  }
+  return {
+    config: values.config,
+    audit: values.audit,
+    noAudit: values["no-audit"],
+    policyOff: values.policy === "off",
+    answer: values.yes ? "yes" : values.no ? "no" : undefined,
+  };
+}
+
+/**
+ * Opens a mode's configuration, audit log and guard from its parsed options,
+ * and prints the configuration's warning (if any) to stderr.
+ * @throws {ConfigError} when a configuration file is invalid
+ * @throws {UsageError} for bad safety options
+ */
+export async function startSafety(
+  mode: Mode,
+  values: Parameters<typeof safetyFlags>[1],
+  approver?: Approver,
+): Promise<Safety & { flags: SafetyFlags }> {
+  const flags = safetyFlags(mode, values);
+  const safety = openSafety(mode, { flags, cwd: runtime.cwd(), env: runtime.env(), approver });
+  for (const warning of safety.loaded.warnings) {
+    await runtime.writeStderr(`termbridge: warning: ${warning}\n`);
+  }
+  return { ...safety, flags };
+}
+
+/**
+ * The defaults of new sessions from the configuration, with the mode's
+ * guard, limits, sandbox and terminal budget.
+ */
+export function sessionDefaults(safety: Safety, cwd?: string): SessionDefaults {
+  const { config } = safety.loaded;
+  return {
+    program: config.shell,
+    cwd: cwd ?? config.cwd,
+    env: config.env,
+    cols: config.cols,
+    rows: config.rows,
+    scrollback: config.scrollback,
+    guard: safety.guard,
+    limits: safety.limits,
+    sandbox: safety.sandbox,
+    budget: safety.budget,
+  };
+}
+
+/** What a mode's terminal service takes from its safety: guard, limits, sandbox, budget. */
+export function serviceSafety(
+  safety: Safety,
+): Pick<TerminalServiceOptions, "guard" | "limits" | "sandbox" | "budget"> {
+  return {
+    guard: safety.guard,
+    limits: safety.limits,
+    sandbox: safety.sandbox,
+    budget: safety.budget,
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * The guard: the one place every command and file access of every mode goes
+ * through. Policy verdict, then (for "ask") the front end's approver, then the
+ * audit log, then allow or throw `PolicyDeniedError`. Called where commands
+ * are created (the terminal service, the sessions), never by a front end.
+ * @module
+ */
+
+import type { AuditEvent, AuditSink, CommandOrigin } from "../audit/types.ts";
+import type {
+  CommandPolicy,
+  CommandVerdict,
+  PathVerdict,
+  PolicyContext,
+  RuleMatch,
+} from "../policy/types.ts";
+import { TerminalError } from "../terminal/errors.ts";
+import type { Actor, Approver, Mode } from "./types.ts";
+
+/** A command or file access the policy refused, or an "ask" nobody approved. */
+export class PolicyDeniedError extends TerminalError {
+  /** The rule that decided (null for a path no glob allowed). */
+  readonly rule: RuleMatch | null;
+  /** The command line, argv or path refused. */
+  readonly command: string;
+
+  constructor(message: string, rule: RuleMatch | null, command: string) {
+    super(message);
+    this.rule = rule;
+    this.command = command;
+  }
+}
+
+/** A command to check: a line as a shell would run it, or a program and its arguments. */
+export interface CommandCheck {
+  origin: CommandOrigin;
+  line?: string;
+  argv?: string[];
+  cwd: string;
+  /** The environment the command runs with (PATH lookups depend on it). */
+  env: Record<string, string>;
+  /** Names of the variables the request itself set (recorded; values never are). */
+  envNames?: string[];
+  /** The shell's aliases, for lines typed into a shell. */
+  aliases?: Record<string, string>;
+}
+
+/** What a typed line gets: run it, or not and why (for the shell to show). */
+export interface TypedLineAnswer {
+  allowed: boolean;
+  /** Empty when allowed; else a sentence for the person at the shell. */
+  message: string;
+}
+
+/** Refuses every "ask": for modes and callers that cannot ask anyone. */
+export const refuseAsks: Approver = () =>
+  Promise.resolve({ approved: false, by: "nobody to ask (pass --yes to approve)" });
+
+/** Settings of a guard. */
+export interface GuardOptions {
+  /** The mode recorded with every event. */
+  mode: Mode;
+  /** The policy, or null when there is none (`--policy off` and no rules configured). */
+  policy: CommandPolicy | null;
+  /** Answers "ask" verdicts. */
+  approver: Approver;
+  audit: AuditSink;
+}
+
+/** Words for a verdict's rule, e.g. `deny rule "rm -rf"` or `the default (ask)`. */
+function ruleWords(rule: RuleMatch, decision: string): string {
+  if (rule.list === "default") return `the policy's default (${decision})`;
+  if (rule.list === "unknown") return "the policy (what the line runs is not known before it runs)";
+  return `${rule.list} rule "${rule.pattern}"`;
+}
+
+const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
+/**
+ * A session's program (a shell reading what is typed) is judged by its own
+ * rules only: that what it will run is unknown is no reason to ask, since
+ * every line sent to it (exec, input, typed) is checked on its own.
+ */
+function asSessionProgram(verdict: CommandVerdict): CommandVerdict {
+  if ((verdict.rule.list as string) !== "unknown") return verdict;
+  let own: CommandVerdict | undefined;
+  for (const command of verdict.commands) {
+    if (command.decision === undefined || command.rule === undefined) continue;
+    if (own === undefined || RANK[command.decision] > RANK[own.decision]) {
+      own = { ...verdict, decision: command.decision, rule: command.rule };
+    }
+  }
+  return own === undefined ? verdict : {
+    ...own,
+    reason: `the session's program (${verdict.reason}; each line sent to it is checked)`,
+  };
+}
+
+/** The shell words of an argv, quoted where needed, for messages and approvals. */
+export function argvText(argv: string[]): string {
+  return argv.map((a) => /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)
+    .join(" ");
+}
+
+/** The one guard of a termbridge process. */
+export class Guard {
+  readonly mode: Mode;
+  readonly policy: CommandPolicy | null;
+  readonly audit: AuditSink;
+  #approver: Approver;
+
+  constructor(options: GuardOptions) {
+    this.mode = options.mode;
+    this.policy = options.policy;
+    this.audit = options.audit;
+    this.#approver = options.approver;
+  }
+
+  /** A guard with no policy and no audit log: what the core uses when nobody configured one. */
+  static open(): Guard {
+    return new Guard({
+      mode: "cli",
+      policy: null,
+      approver: refuseAsks,
+      audit: { enabled: false, record() {} },
+    });
+  }
+
+  /** The actor of this mode with the given ids. */
+  actor(ids: Omit<Actor, "mode"> = {}): Actor {
+    return { mode: this.mode, ...ids };
+  }
+
+  /** Replaces the approver (a front end that can ask sets its own once it is ready). */
+  setApprover(approver: Approver): void {
+    this.#approver = approver;
+  }
+
+  /**
+   * Checks a command before it runs: records the request and verdict, asks
+   * when the verdict is "ask", records the answer.
+   * @returns the verdict (null when there is no policy)
+   * @throws {PolicyDeniedError} naming the rule and the command when it must not run
+   */
+  async checkCommand(
+    check: CommandCheck,
+    actor: Actor,
+    signal?: AbortSignal,
+  ): Promise<CommandVerdict | null> {
+    const subject = check.line ?? argvText(check.argv ?? []);
+    const context: PolicyContext = {
+      cwd: check.cwd,
+      env: check.env,
+      ...(check.aliases ? { aliases: check.aliases } : {}),
+    };
+    const found = this.policy === null
+      ? null
+      : check.line !== undefined
+      ? await this.policy.checkLine(check.line, context)
+      : await this.policy.checkArgv(check.argv ?? [], context);
+    const verdict = check.origin === "open" && found !== null ? asSessionProgram(found) : found;
+    if (this.audit.enabled) {
+      this.audit.record(actor, {
+        event: "command",
+        origin: check.origin,
+        ...(check.line !== undefined ? { line: check.line } : { argv: check.argv }),
+        cwd: check.cwd,
+        ...(check.envNames?.length ? { env: check.envNames } : {}),
+        decision: verdict?.decision ?? "allow",
+        rule: verdict?.rule ?? null,
+        reason: verdict?.reason ?? "no policy",
+      });
+    }
+    if (verdict === null || verdict.decision === "allow") return verdict;
+    const rule = ruleWords(verdict.rule, verdict.decision);
+    if (verdict.decision === "deny") {
+      throw new PolicyDeniedError(
+        `Denied by policy: ${rule} refuses ${JSON.stringify(subject)}: ${verdict.reason}`,
+        verdict.rule,
+        subject,
+      );
+    }
+    const approval = await this.#approver(
+      { kind: "command", subject, verdict, actor },
+      signal,
+    );
+    this.audit.record(actor, {
+      event: "approval",
+      subject,
+      approved: approval.approved,
+      by: approval.by,
+    });
+    if (!approval.approved) {
+      throw new PolicyDeniedError(
+        `Denied by policy: ${rule} asks before ${
+          JSON.stringify(subject)
+        } and it was not approved (${approval.by})`,
+        verdict.rule,
+        subject,
+      );
+    }
+    return verdict;
+  }
+
+  /**
+   * The check of a line typed into a shell session, for the shell's own hook:
+   * never throws for a refusal, says why instead.
+   */
+  async checkTypedLine(
+    line: string,
+    context: { cwd: string; env: Record<string, string>; aliases?: Record<string, string> },
+    actor: Actor,
+  ): Promise<TypedLineAnswer> {
+    try {
+      await this.checkCommand({ origin: "typed", line, ...context }, actor);
+      return { allowed: true, message: "" };
+    } catch (error) {
+      if (error instanceof PolicyDeniedError) return { allowed: false, message: error.message };
+      throw error;
+    }
+  }
+
+  /**
+   * Checks a file read against the `read` globs.
+   * @returns the path to read: normalised, symlinks resolved
+   * @throws {PolicyDeniedError} when no glob allows it (recorded)
+   */
+  checkRead(path: string, context: PolicyContext, actor: Actor): string {
+    return this.#checkPath("read", path, context, actor);
+  }
+
+  /**
+   * Checks a file write of `bytes` bytes against the `write` globs; records
+   * it before the write happens.
+   * @returns the path to write: normalised, symlinks resolved
+   * @throws {PolicyDeniedError} when no glob allows it (recorded)
+   */
+  checkWrite(path: string, bytes: number, context: PolicyContext, actor: Actor): string {
+    return this.#checkPath("write", path, context, actor, bytes);
+  }
+
+  /** Records a file read once its size is known (before the reply). */
+  recordRead(path: string, bytes: number, actor: Actor): void {
+    this.audit.record(actor, { event: "read", path, bytes, decision: "allow", rule: null });
+  }
+
+  /** Records anything else that happened (start, exit, kill, release, limit). */
+  record(actor: Actor, event: AuditEvent): void {
+    this.audit.record(actor, event);
+  }
+
+  #checkPath(
+    kind: "read" | "write",
+    path: string,
+    context: PolicyContext,
+    actor: Actor,
+    bytes?: number,
+  ): string {
+    if (this.policy === null) {
+      if (kind === "write") {
+        this.audit.record(actor, {
+          event: "write",
+          path,
+          bytes: bytes ?? null,
+          decision: "allow",
+          rule: null,
+        });
+      }
+      return path;
+    }
+    const verdict: PathVerdict = kind === "read"
+      ? this.policy.checkRead(path, context)
+      : this.policy.checkWrite(path, context);
+    if (verdict.decision === "deny" || kind === "write") {
+      this.audit.record(actor, {
+        event: kind,
+        path: verdict.path,
+        bytes: verdict.decision === "deny" ? null : bytes ?? null,
+        decision: verdict.decision,
+        rule: verdict.rule,
+      });
+    }
+    if (verdict.decision === "deny") {
+      throw new PolicyDeniedError(
+        `Denied by policy: cannot ${kind} ${JSON.stringify(path)}: ${verdict.reason}`,
+        null,
+        path,
+      );
+    }
+    return verdict.path;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * What every mode does first: read the configuration, open the audit log,
+ * load the policy and make the guard, from the options every mode shares
+ * (`--config`, `--audit`, `--no-audit`, `--policy off`, `--yes`, `--no`).
+ * @module
+ */
+
+import { AuditLog, NO_AUDIT } from "../audit/log.ts";
+import {
+  applyFlag,
+  ConfigError,
+  describeSource,
+  LIMIT_DEFAULTS,
+  loadConfig,
+  type LoadedConfig,
+  PATH_DEFAULTS,
+  resolveAuditPath,
+  SANDBOX_DEFAULTS,
+} from "../config/config.ts";
+import type { CommandPolicy, PolicyRules } from "../policy/types.ts";
+import { type Limits, type SandboxSettings, TerminalBudget } from "../sandbox/mod.ts";
+import { Guard, refuseAsks } from "./guard.ts";
+import { createPolicy, DEFAULT_POLICY_RULES, PolicyError } from "../policy/mod.ts";
+import type { Approver, Mode } from "./types.ts";
+
+/** The safety options of a mode's command line, parsed. */
+export interface SafetyFlags {
+  config?: string;
+  audit?: string;
+  noAudit?: boolean;
+  /** `--policy off`: no shipped default rules. */
+  policyOff?: boolean;
+  /** `--yes` approves every "ask", `--no` refuses it. */
+  answer?: "yes" | "no";
+}
+
+/** A mode's configuration, audit log, guard, limits and sandbox. */
+export interface Safety {
+  loaded: LoadedConfig;
+  guard: Guard;
+  /** `limits` in force: the configuration's over the defaults. */
+  limits: Limits;
+  /** The sandbox, or undefined when off. */
+  sandbox: SandboxSettings | undefined;
+  /** Places for running terminals and sessions, shared by the whole mode. */
+  budget: TerminalBudget;
+  /** The audit log's file, or null with `--no-audit`. */
+  auditPath: string | null;
+  /** Closes the audit log. */
+  close(): void;
+}
+
+/** The policy rules in force: the shipped ones (unless `--policy off`) plus the configuration's. */
+export function effectiveRules(loaded: LoadedConfig, policyOff: boolean): PolicyRules | null {
+  const configured = loaded.config.policy ?? {};
+  if (policyOff && Object.keys(configured).length === 0) return null;
+  const base: PolicyRules = policyOff ? {} : DEFAULT_POLICY_RULES;
+  return {
+    default: configured.default ?? base.default ?? "allow",
+    allow: [...(base.allow ?? []), ...(configured.allow ?? [])],
+    ask: [...(base.ask ?? []), ...(configured.ask ?? [])],
+    deny: [...(base.deny ?? []), ...(configured.deny ?? [])],
+    read: configured.read ?? base.read ?? [...PATH_DEFAULTS.read],
+    write: configured.write ?? base.write ?? [...PATH_DEFAULTS.write],
+  };
+}
+
+/**
+ * The policy engine over `rules`.
+ * @throws {ConfigError} naming the files of the policy when a rule cannot be read
+ */
+function policyOf(rules: PolicyRules, loaded: LoadedConfig): CommandPolicy {
+  try {
+    return createPolicy(rules);
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    const where = Object.entries(loaded.sources)
+      .filter(([key]) => key.startsWith("policy."))
+      .flatMap(([, sources]) => sources.map(describeSource));
+    throw new ConfigError(
+      `Invalid config${where.length ? ` (policy from ${where.join(", ")})` : ""}: ${error.message}`,
+    );
+  }
+}
+
+/** The approver of the flags: `--yes`, `--no`, else the mode's own, else refusal. */
+function approverOf(answer: SafetyFlags["answer"], interactive?: Approver): Approver {
+  if (answer === "yes") return () => Promise.resolve({ approved: true, by: "--yes" });
+  if (answer === "no") return () => Promise.resolve({ approved: false, by: "--no" });
+  return interactive ?? refuseAsks;
+}
+
+/**
+ * Reads the configuration and makes the mode's guard.
+ * @throws {ConfigError} when a configuration file is invalid (every mode stops, exit 2)
+ * @throws {Error} when the audit log cannot be opened (nothing runs unaudited)
+ */
+export function openSafety(
+  mode: Mode,
+  options: {
+    flags: SafetyFlags;
+    cwd: string;
+    env: Record<string, string>;
+    /** How this mode asks a person; without one, an "ask" is refused unless `--yes`. */
+    approver?: Approver;
+  },
+): Safety {
+  const { flags, env } = options;
+  const loaded = loadConfig({ explicit: flags.config, cwd: options.cwd, env });
+  applyFlag(loaded, "audit.path", flags.audit, "--audit");
+  const auditPath = flags.noAudit
+    ? null
+    : resolveAuditPath(loaded.config.audit?.path, env, options.cwd);
+  const audit = auditPath === null ? NO_AUDIT : new AuditLog(auditPath);
+  const rules = effectiveRules(loaded, flags.policyOff === true);
+  const policy: CommandPolicy | null = rules === null ? null : policyOf(rules, loaded);
+  const guard = new Guard({
+    mode,
+    policy,
+    audit,
+    approver: approverOf(flags.answer, options.approver),
+  });
+  const limits: Limits = { ...LIMIT_DEFAULTS, ...loaded.config.limits };
+  const sandboxMode = loaded.config.sandbox?.mode ?? SANDBOX_DEFAULTS.mode;
+  const sandbox: SandboxSettings | undefined = sandboxMode === "off" ? undefined : {
+    mode: sandboxMode,
+    network: loaded.config.sandbox?.network ?? SANDBOX_DEFAULTS.network,
+    write: rules?.write ?? loaded.config.policy?.write ?? [...PATH_DEFAULTS.write],
+  };
+  return {
+    loaded,
+    guard,
+    limits,
+    sandbox,
+    budget: new TerminalBudget(limits.terminals ?? 0),
+    auditPath,
+    close: () => audit instanceof AuditLog && audit.close(),
+  };
+}
+
+/** Sets the mode's interactive approver once it can ask, unless `--yes`/`--no` answer already. */
+export function useApprover(safety: Safety, flags: SafetyFlags, approver: Approver): void {
+  if (flags.answer === undefined) safety.guard.setApprover(approver);
+}

@@ -1,0 +1,320 @@
+/**
+ * The guard end to end, through the built binary (or main.ts): a deny rule on
+ * a harmless marker program holds through serve's terminal/create (with and
+ * without args) and sessions/exec, and through mcp's terminal_execute; an ask
+ * is answered by --yes and refused without; the audit log is complete after
+ * SIGKILL of termbridge; an invalid config stops every mode with file:line:col;
+ * a repository's shell is ignored unless trusted; `config` names its sources.
+ * @module
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+
+/** A directory with a marker program (`marker NAME` creates `ran-NAME`) and a config. */
+function workspace(config: unknown): { dir: string; bin: string; env: Record<string, string> } {
+  const dir = tempDir("termbridge-guard-");
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "marker"), `#!/bin/sh\ntouch "${dir}/ran-$1"\n`);
+  chmodSync(join(bin, "marker"), 0o755);
+  writeFileSync(join(dir, "termbridge.jsonc"), JSON.stringify(config));
+  const env = {
+    ...serverEnv(),
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: dir,
+    XDG_STATE_HOME: join(dir, "state"),
+  };
+  return { dir, bin, env };
+}
+
+/** `termbridge serve` as a child: send requests, read answers by id. */
+class Serve {
+  readonly child: ChildProcess;
+  #buffer = "";
+  #answers = new Map<number, Record<string, unknown>>();
+  #waiters: (() => void)[] = [];
+  #id = 0;
+  stderr = "";
+
+  constructor(args: string[], options: { cwd: string; env: Record<string, string> }) {
+    const { command, args: pre } = termbridgeCommand();
+    this.child = spawn(command, [...pre, "serve", ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stderr!.on("data", (chunk) => this.stderr += chunk);
+    this.child.stdout!.on("data", (chunk) => {
+      this.#buffer += chunk;
+      const lines = this.#buffer.split("\n");
+      this.#buffer = lines.pop()!;
+      for (const line of lines) {
+        const message = JSON.parse(line);
+        this.#answers.set(message.id, message);
+      }
+      this.#waiters.splice(0).forEach((wake) => wake());
+    });
+  }
+
+  async request(method: string, params: unknown): Promise<Record<string, unknown>> {
+    const id = ++this.#id;
+    this.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    const deadline = Date.now() + STEP_MS * 2;
+    while (!this.#answers.has(id)) {
+      if (Date.now() > deadline) throw new Error(`No answer to ${method}; stderr: ${this.stderr}`);
+      await new Promise<void>((wake) => {
+        this.#waiters.push(wake);
+        setTimeout(wake, 500);
+      });
+    }
+    return this.#answers.get(id)!;
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin!.end();
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      await new Promise((done) => this.child.once("exit", done));
+    }
+  }
+}
+
+const S = "s1";
+
+describe("guard", () => {
+  it("guard: a deny rule on a program holds through serve in every spelling (the marker never runs)", async () => {
+    const { dir, bin, env } = workspace({ policy: { deny: ["marker"] } });
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      const rows: [string, string, unknown][] = [
+        ["line", "terminal/create", { sessionId: S, command: "marker a" }],
+        ["args", "terminal/create", { sessionId: S, command: "marker", args: ["b"] }],
+        ["path", "terminal/create", { sessionId: S, command: join(bin, "marker"), args: ["c"] }],
+        ["sh -c", "terminal/create", { sessionId: S, command: "sh", args: ["-c", "marker d"] }],
+        ["list", "terminal/create", { sessionId: S, command: "echo x; marker e" }],
+        ["wrapper", "terminal/create", { sessionId: S, command: "env FOO=1 marker f" }],
+        ["quoted", "terminal/create", { sessionId: S, command: "'mar'ker g" }],
+        ["substitution", "terminal/create", { sessionId: S, command: "echo $(marker h)" }],
+      ];
+      for (const [name, method, params] of rows) {
+        const answer = await serve.request(method, params);
+        const error = answer.error as { code: number; message: string; data: { rule: unknown } };
+        assert.equal(error?.code, -32003, `${name}: ${JSON.stringify(answer)}`);
+        assert.equal(error.message, "Denied by policy");
+        assert.deepEqual(error.data.rule, { list: "deny", pattern: "marker" });
+      }
+      const opened = await serve.request("sessions/open", { name: "sh" });
+      assert.equal(opened.error, undefined, JSON.stringify(opened));
+      const exec = await serve.request("sessions/exec", { name: "sh", command: "marker i" });
+      assert.equal((exec.error as { code: number })?.code, -32003, JSON.stringify(exec));
+      // The control: an allowed command does run.
+      const control = await serve.request("terminal/create", {
+        sessionId: S,
+        command: `touch ${dir}/ran-control`,
+      });
+      const terminalId = (control.result as { terminalId: string }).terminalId;
+      await serve.request("terminal/wait_for_exit", { sessionId: S, terminalId });
+      assert.ok(existsSync(join(dir, "ran-control")));
+      for (const name of "abcdefghi") {
+        assert.equal(existsSync(join(dir, `ran-${name}`)), false, `marker ${name} ran`);
+      }
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
+  it("guard: an ask rule is run with --yes and refused (-32003) without", async () => {
+    const { dir, env } = workspace({ policy: { ask: ["marker"] } });
+    try {
+      for (const yes of [true, false]) {
+        const serve = new Serve(yes ? ["--yes"] : [], { cwd: dir, env });
+        try {
+          const name = yes ? "yes" : "no";
+          const answer = await serve.request("terminal/create", {
+            sessionId: S,
+            command: `marker ${name}`,
+          });
+          if (yes) {
+            const terminalId = (answer.result as { terminalId: string }).terminalId;
+            await serve.request("terminal/wait_for_exit", { sessionId: S, terminalId });
+          } else {
+            assert.equal((answer.error as { code: number }).code, -32003);
+            assert.match(JSON.stringify(answer.error), /not approved/);
+          }
+          assert.equal(existsSync(join(dir, `ran-${name}`)), yes);
+        } finally {
+          await serve.close();
+        }
+      }
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("guard: mcp terminal_execute of a denied program is a tool error and it never runs", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    try {
+      await withMcp(async (mcp) => {
+        for (const command of ["marker a", "sh -c 'marker b'", "true && marker c"]) {
+          const result = await mcp.call("terminal_execute", { command });
+          assert.equal(result.isError, true, result.text);
+          assert.match(result.text, /Denied by policy: deny rule "marker"/);
+        }
+        const ok = await mcp.call("terminal_execute", { command: "echo fine" });
+        assert.equal(ok.isError, false, ok.text);
+      }, { cwd: dir, env });
+      for (const name of "abc") assert.equal(existsSync(join(dir, `ran-${name}`)), false);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("guard: the audit log has every event, parseable, after SIGKILL of termbridge mid-run", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    const audit = join(dir, "audit.jsonl");
+    const serve = new Serve(["--audit", audit], { cwd: dir, env });
+    try {
+      const done = await serve.request("terminal/create", {
+        sessionId: S,
+        command: "echo",
+        args: ["hi"],
+        env: [{ name: "SECRET_NAME", value: "secret-value" }],
+      });
+      const first = (done.result as { terminalId: string }).terminalId;
+      await serve.request("terminal/wait_for_exit", { sessionId: S, terminalId: first });
+      await serve.request("terminal/release", { sessionId: S, terminalId: first });
+      await serve.request("terminal/create", { sessionId: S, command: "marker x" });
+      await serve.request("fs/write_text_file", {
+        sessionId: S,
+        path: join(dir, "note.txt"),
+        content: "hello",
+      });
+      const running = await serve.request("terminal/create", { sessionId: S, command: "sleep 30" });
+      assert.ok(running.result, JSON.stringify(running));
+      serve.child.kill("SIGKILL");
+      await new Promise((resolve) => serve.child.once("exit", resolve));
+    } finally {
+      removeDir(join(dir, "bin"));
+    }
+    try {
+      const text = readFileSync(audit, "utf8");
+      assert.ok(text.endsWith("\n"));
+      assert.doesNotMatch(text, /secret-value/);
+      const records = text.trim().split("\n").map((line) => JSON.parse(line));
+      const events = records.map((r) => `${r.event}${r.decision ? `:${r.decision}` : ""}`);
+      for (
+        const expected of [
+          "command:allow",
+          "start",
+          "exit",
+          "release",
+          "command:deny",
+          "write:allow",
+        ]
+      ) {
+        assert.ok(events.includes(expected), `${expected} missing from ${events.join(", ")}`);
+      }
+      // The last command answered (sleep) was recorded with its start before the reply.
+      assert.equal(records.filter((r) => r.event === "start").length, 2);
+      const first = records.find((r) => r.event === "command");
+      assert.equal(first.mode, "serve");
+      assert.deepEqual(first.env, ["SECRET_NAME"]);
+      assert.ok(records.every((r) => typeof r.time === "string" && r.session === S));
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("guard: an invalid termbridge.jsonc stops every mode with exit 2 and file:line:col", () => {
+    const dir = tempDir("termbridge-guard-bad-");
+    try {
+      writeFileSync(join(dir, "termbridge.jsonc"), '{\n  "limits": { "terminals": "many" }\n}\n');
+      const { command, args } = termbridgeCommand();
+      const modes = [["acp", "--", "true"], ["serve"], ["mcp"], ["repl"], ["run", "-"]];
+      for (const mode of modes) {
+        const result = spawnSync(command, [...args, ...mode], {
+          cwd: dir,
+          env: { ...process.env, ...serverEnv(), XDG_STATE_HOME: join(dir, "state") },
+          input: "",
+          encoding: "utf8",
+          timeout: STEP_MS,
+        });
+        assert.equal(result.status, 2, `${mode[0]}: ${result.stderr}`);
+        assert.ok(
+          result.stderr.includes(`${join(dir, "termbridge.jsonc")}:2:28:`),
+          `${mode[0]}: ${result.stderr}`,
+        );
+        assert.match(result.stderr, /"limits.terminals" must be a whole number/);
+      }
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("guard: a repository's shell is ignored with a warning in mcp, and taken when trusted", async () => {
+    const { dir, bin, env } = workspace({});
+    writeFileSync(join(bin, "evil-shell"), `#!/bin/sh\ntouch "${dir}/ran-shell"\nexec bash "$@"\n`);
+    chmodSync(join(bin, "evil-shell"), 0o755);
+    writeFileSync(
+      join(dir, "termbridge.jsonc"),
+      JSON.stringify({ shell: [join(bin, "evil-shell")] }),
+    );
+    const config = join(dir, "config");
+    try {
+      let stderr = "";
+      await withMcp(async (mcp) => {
+        const result = await mcp.call("terminal_execute", { command: "echo hi" });
+        assert.equal(result.isError, false, result.text);
+        stderr = mcp.stderr;
+      }, { cwd: dir, env: { ...env, XDG_CONFIG_HOME: config } });
+      assert.equal(existsSync(join(dir, "ran-shell")), false, "the repository's shell ran");
+      assert.match(stderr, /warning: ignoring settings .* run code or widen access: shell/);
+      mkdirSync(join(config, "termbridge"), { recursive: true });
+      writeFileSync(
+        join(config, "termbridge", "termbridge.jsonc"),
+        JSON.stringify({ trust: [dir] }),
+      );
+      await withMcp(async (mcp) => {
+        const result = await mcp.call("terminal_execute", { command: "echo hi" });
+        assert.equal(result.isError, false, result.text);
+      }, { cwd: dir, env: { ...env, XDG_CONFIG_HOME: config } });
+      assert.equal(existsSync(join(dir, "ran-shell")), true, "the trusted shell did not run");
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("guard: termbridge config --json names each value's file and line, flag or default", () => {
+    const { dir, env } = workspace({});
+    try {
+      writeFileSync(
+        join(dir, "termbridge.jsonc"),
+        '{\n  "cols": 100,\n  "policy": {\n    "deny": ["curl"]\n  }\n}\n',
+      );
+      const { command, args } = termbridgeCommand();
+      const result = spawnSync(command, [...args, "config", "--json", "--audit", "/tmp/x.jsonl"], {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+        timeout: STEP_MS,
+      });
+      assert.equal(result.status, 0, result.stderr);
+      const { settings } = JSON.parse(result.stdout);
+      const file = join(dir, "termbridge.jsonc");
+      assert.deepEqual(settings.cols, { value: 100, source: `${file}:2 (repository)` });
+      assert.deepEqual(settings["policy.deny"], {
+        value: ["curl"],
+        source: `${file}:4 (repository)`,
+      });
+      assert.deepEqual(settings["audit.path"], { value: "/tmp/x.jsonl", source: "--audit" });
+      assert.equal(settings.rows.source, "default");
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
