@@ -7,8 +7,6 @@
 import { runtime } from "../runtime/mod.ts";
 import { openSafety, type Safety, type SafetyFlags } from "../safety/setup.ts";
 import type { Approver, Mode } from "../safety/types.ts";
-import type { TerminalServiceOptions } from "../service/terminal_service.ts";
-import type { SessionDefaults } from "../sessions/manager.ts";
 import { UsageError } from "./usage.ts";
 
 /** parseArgs definitions of the shared options. */
@@ -101,7 +99,7 @@ export async function startSafety(
  * The defaults of new sessions from the configuration, with the mode's
  * guard, limits, sandbox and terminal budget.
  */
-export function sessionDefaults(safety: Safety, cwd?: string): SessionDefaults {
+export function sessionDefaults(safety: Safety, cwd?: string) {
   const { config } = safety.loaded;
   return {
     program: config.shell,
@@ -118,9 +116,7 @@ export function sessionDefaults(safety: Safety, cwd?: string): SessionDefaults {
 }
 
 /** What a mode's terminal service takes from its safety: guard, limits, sandbox, budget. */
-export function serviceSafety(
-  safety: Safety,
-): Pick<TerminalServiceOptions, "guard" | "limits" | "sandbox" | "budget"> {
+export function serviceSafety(safety: Safety) {
   return {
     guard: safety.guard,
     limits: safety.limits,
