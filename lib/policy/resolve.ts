@@ -81,7 +81,10 @@ const cache = new Map<string, { at: number; real: string | null }>();
 export function programNames(word: string, context: { cwd: string; path: string }): ProgramNames {
   const names = [basename(word) || word];
   const paths: string[] = [];
-  if (word.includes("/")) paths.push(isAbsolute(word) ? word : resolve(context.cwd, word));
+  if (word.includes("/")) {
+    paths.push(isAbsolute(word) ? word : resolve(context.cwd, word));
+    if (!isAbsolute(word)) paths.push(word); // A rule may name it as written (`./deploy.sh`).
+  }
   const real = BUILTINS.has(word) ? null : realFile(word, context);
   if (real !== null) {
     const realName = basename(real);

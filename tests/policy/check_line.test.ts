@@ -235,6 +235,7 @@ describe("policy: precedence and matching", () => {
       "deny",
       "/usr/bin/touch",
     ],
+    ["a relative path rule matches as written", { deny: ["./x"] }, "./x m", "deny", "./x"],
     ["~ in a rule is the home directory", { deny: ["rm -rf ~"] }, "rm -rf ~", "deny", "rm -rf ~"],
     ["words are compared unquoted", { deny: ["rm -rf /"] }, "rm '-rf' \"/\"", "deny", "rm -rf /"],
     [
