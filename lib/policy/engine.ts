@@ -25,7 +25,7 @@ const DECISIONS = new Set(["allow", "ask", "deny"]);
 
 /**
  * Builds a policy from the `policy` section of the configuration.
- * @throws {Error} for a rule that cannot be read or a `default` that is not allow, ask or deny
+ * @throws {PolicyError} for a rule that cannot be read or a `default` that is not allow, ask or deny
  * @example
  * ```ts
  * const policy = createPolicy({ deny: ["rm -rf"] });
@@ -44,8 +44,8 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
   for (const list of ["deny", "ask", "allow"] as const) {
     for (const pattern of rules[list] ?? []) compiled.push(compileRule(list, pattern));
   }
-  // A policy that allows everything has nothing to ask about, even for lines it cannot read.
   const index = new RuleIndex(compiled);
+  // A policy that allows everything has nothing to ask about, even for lines it cannot read.
   const strict = fallback !== "allow" || compiled.some((rule) => rule.list !== "allow");
   const judge = (analysis: Analysis, context: PolicyContext) =>
     verdictOf(analysis, { rules: index, fallback, strict, home: context.env.HOME ?? "" });
