@@ -43,6 +43,12 @@ export interface CommandCheck {
   envNames?: string[];
   /** The shell's aliases, for lines typed into a shell. */
   aliases?: Record<string, string>;
+  /**
+   * The same line was approved moments ago when it was sent (a session's
+   * exec, then checked again by the shell's hook): an "ask" is not asked
+   * twice; a "deny" still refuses.
+   */
+  preApproved?: boolean;
 }
 
 /** What a typed line gets: run it, or not and why (for the shell to show). */
@@ -180,10 +186,9 @@ export class Guard {
         subject,
       );
     }
-    const approval = await this.#approver(
-      { kind: "command", subject, verdict, actor },
-      signal,
-    );
+    const approval = check.preApproved
+      ? { approved: true, by: "approved when it was sent" }
+      : await this.#approver({ kind: "command", subject, verdict, actor }, signal);
     this.audit.record(actor, {
       event: "approval",
       subject,
@@ -208,7 +213,12 @@ export class Guard {
    */
   async checkTypedLine(
     line: string,
-    context: { cwd: string; env: Record<string, string>; aliases?: Record<string, string> },
+    context: {
+      cwd: string;
+      env: Record<string, string>;
+      aliases?: Record<string, string>;
+      preApproved?: boolean;
+    },
     actor: Actor,
   ): Promise<TypedLineAnswer> {
     try {

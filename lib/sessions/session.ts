@@ -174,12 +174,14 @@ export class Session {
     const actor = guard.actor({ session: options.name });
     await guard.checkCommand({ origin: "open", argv: program, cwd, env }, actor);
     // Lines typed into the shell go through the same guard, unless there is no policy to apply.
+    let opened: Session | undefined;
     const lineCheck = options.lineCheck ??
       (guard.policy === null ? undefined : (typed: TypedLine) =>
         guard.checkTypedLine(typed.line, {
           cwd: typed.cwd,
           env: { ...env, PATH: typed.path },
           aliases: typed.aliases,
+          preApproved: opened !== undefined && opened.#takeApproval(typed.line),
         }, actor));
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
@@ -189,6 +191,7 @@ export class Session {
     const writable = shell?.lineDir !== undefined ? [dirname(shell.lineDir)] : [];
     const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown, writable) ?? undefined;
     const session = new Session({ ...options, program, lineCheck }, shell, sandbox);
+    opened = session;
     if (guard.audit.enabled) {
       guard.record(actor, {
         event: "start",
@@ -424,12 +427,27 @@ export class Session {
     this.#lines?.close();
   }
 
-  /** The guard's check of a line about to be sent (throws PolicyDeniedError when refused). */
+  /**
+   * The guard's check of a line about to be sent (throws PolicyDeniedError
+   * when refused). Once approved, the shell's own check of the same line
+   * does not ask again.
+   */
   async #check(origin: "exec" | "input", line: string): Promise<void> {
+    this.#approved = null;
     await this.#guard.checkCommand(
       { origin, line, cwd: this.#shell.cwd, env: this.#env },
       this.#guard.actor({ session: this.name }),
     );
+    this.#approved = line;
+  }
+
+  /** The line just approved when sent, if `line` is it: an approval is used once. */
+  #approved: string | null = null;
+
+  #takeApproval(line: string): boolean {
+    const approved = this.#approved === line;
+    if (approved) this.#approved = null;
+    return approved;
   }
 
   /**

@@ -13,6 +13,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { createPolicy } from "../../lib/policy/mod.ts";
+import { Guard } from "../../lib/safety/guard.ts";
+import type { ApprovalRequest } from "../../lib/safety/types.ts";
 import type { Session } from "../../lib/sessions/session.ts";
 import type { TypedLine, TypedLineCheck } from "../../lib/sessions/typed_lines.ts";
 import { TIMEOUT_MS, withSessions } from "./_kit.ts";
@@ -198,4 +200,33 @@ describe("sessions: typed lines in a sandbox", () => {
     },
     "bubblewrap is not installed",
   );
+});
+
+describe("sessions: typed lines through the guard", () => {
+  it("exec of a line the policy asks about asks once, not again when the shell checks it", async () => {
+    await withSessions(async (kit) => {
+      const asked: ApprovalRequest[] = [];
+      const guard = new Guard({
+        mode: "cli",
+        policy: createPolicy({ ask: ["echo"], deny: ["touch"] }),
+        approver: (request) => {
+          asked.push(request);
+          return Promise.resolve({ approved: true, by: "test" });
+        },
+        audit: { enabled: false, record() {} },
+      });
+      const session = await kit.open("guarded", { program: ["bash"], guard });
+      const result = await session.exec("echo approved once", TIMEOUT_MS);
+      assert.equal(result.output, "approved once\n");
+      assert.equal(asked.length, 1, JSON.stringify(asked.map((r) => r.subject)));
+      // Typed by hand, the same line is asked about again: that approval was for the exec.
+      session.type("echo approved once");
+      session.keys(["Enter"]);
+      await session.wait({ regex: "(approved once[^]*){3}", scope: "all" }, TIMEOUT_MS);
+      assert.equal(asked.length, 2);
+      const refused = await session.exec(`touch ${join(kit.home, "m10")}`, TIMEOUT_MS).catch((e) => e);
+      assert.match(String(refused.message ?? refused.output), /Denied by policy/);
+      assert.equal(existsSync(join(kit.home, "m10")), false);
+    });
+  });
 });
