@@ -224,7 +224,9 @@ describe("sessions: typed lines through the guard", () => {
       session.keys(["Enter"]);
       await session.wait({ regex: "(approved once[^]*){3}", scope: "all" }, TIMEOUT_MS);
       assert.equal(asked.length, 2);
-      const refused = await session.exec(`touch ${join(kit.home, "m10")}`, TIMEOUT_MS).catch((e) => e);
+      const refused = await session.exec(`touch ${join(kit.home, "m10")}`, TIMEOUT_MS).catch((e) =>
+        e
+      );
       assert.match(String(refused.message ?? refused.output), /Denied by policy/);
       assert.equal(existsSync(join(kit.home, "m10")), false);
     });
