@@ -209,8 +209,7 @@ export class Terminal {
     if (this.#disposed) return;
     const line = encoder.encode(`\r\ntermbridge: ${message}\r\n`);
     this.#raw.append(line);
-    const text = this.#plain.push(line);
-    if (text !== "") this.#text.append(encoder.encode(text));
+    this.#plain.pushInto(line, this.#text);
     this.#emulator?.write(line);
     this.#notify();
   }

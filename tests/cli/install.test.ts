@@ -32,12 +32,16 @@ function run(
 
 const has = (program: string) => run(["sh", "-c", `command -v ${program}`]).status === 0;
 
+/** The Makefile's stamp of `npm ci`. */
+const DEPS = "node_modules/.installed";
+
 /** Installs into a fresh PREFIX once; every test reads that installation. */
 let installed: { prefix: string; make: ReturnType<typeof run> } | undefined;
 function install(): { prefix: string; make: ReturnType<typeof run> } {
   if (installed !== undefined) return installed;
   const prefix = mkdtempSync(join(tmpdir(), "termbridge-prefix-"));
-  installed = { prefix, make: run(["make", "install", `PREFIX=${prefix}`]) };
+  // `-o`: never `npm ci` from a test (a worktree whose package.json just changed would).
+  installed = { prefix, make: run(["make", "-o", DEPS, "install", `PREFIX=${prefix}`]) };
   return installed;
 }
 
@@ -158,7 +162,7 @@ describe("install", () => {
     assert.match(make("-W", "lib/terminal/keys.ts"), build);
     assert.match(make("-W", "main.ts"), build);
     assert.match(make("-W", "package.json"), build);
-    run(["make", "dist/termbridge"]);
+    run(["make", "-o", DEPS, "dist/termbridge"]);
     assert.doesNotMatch(make(), build, "an up-to-date binary is not rebuilt");
   });
 });
