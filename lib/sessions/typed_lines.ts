@@ -176,23 +176,36 @@ async function isIncomplete(typed: TypedLine): Promise<boolean> {
   // Only ever bash or zsh from termbridge's own PATH: the file's words come from the session,
   // where any program could have written them.
   const zsh = typed.shell === "zsh" || typed.shell.endsWith("/zsh");
+  const first = await syntaxCheck(zsh, typed.line);
+  if (first.exitCode === 0) {
+    if (!zsh) return /here-document at line \d+ delimited by end-of-file/.test(first.errors);
+    // zsh says nothing of an open here-document: a line that is an error anywhere else
+    // (")") is accepted only inside one.
+    return (await syntaxCheck(zsh, `${typed.line}\n)`)).exitCode === 0;
+  }
+  return zsh
+    ? /unmatched|parse error near `\\n'|parse error$/m.test(first.errors)
+    : /unexpected EOF while looking for matching|syntax error: unexpected end of file/.test(
+      first.errors,
+    );
+}
+
+/** The shell's own syntax check (`-n`) of `text`: exit code and what it said. */
+async function syntaxCheck(
+  zsh: boolean,
+  text: string,
+): Promise<{ exitCode: number | null; errors: string }> {
   const child = runtime.spawnPiped({
     argv: [zsh ? "zsh" : "bash", "-n"],
     env: { PATH: runtime.env().PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
     stderr: "pipe",
   });
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(`${typed.line}\n`)).catch(() => {});
+  await writer.write(new TextEncoder().encode(`${text}\n`)).catch(() => {});
   await writer.close().catch(() => {});
   const [errors] = await Promise.all([
     new Response(child.stderr).text(),
     new Response(child.stdout).arrayBuffer(),
   ]);
-  const status = await child.exited;
-  if (status.exitCode === 0) {
-    return /here-document at line \d+ delimited by end-of-file/.test(errors);
-  }
-  return zsh
-    ? /unmatched|parse error near `\\n'|parse error$/m.test(errors)
-    : /unexpected EOF while looking for matching|syntax error: unexpected end of file/.test(errors);
+  return { exitCode: (await child.exited).exitCode, errors };
 }

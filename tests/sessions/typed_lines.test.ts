@@ -156,6 +156,25 @@ for (const shell of SHELLS) {
       });
     });
 
+    it(`${shell}: a here-document typed line by line runs once complete, checked whole`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m11");
+        for (const line of ["sh <<'END'", `touch ${marker}`, "END"]) {
+          session.type(line);
+          session.keys(["Enter"]);
+        }
+        await refused(session);
+        assert.equal(existsSync(marker), false);
+        await session.wait({ idleMs: 300 }, TIMEOUT_MS);
+        for (const line of ["cat <<'END'", "fine", "END"]) {
+          session.type(line);
+          session.keys(["Enter"]);
+        }
+        await session.wait({ regex: "\\nfine\\n", scope: "all" }, TIMEOUT_MS);
+      });
+    });
+
     it(`${shell}: an alias that hides the program is seen through`, async () => {
       await withSessions(async (kit) => {
         const seen: TypedLine[] = [];
