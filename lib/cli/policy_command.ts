@@ -10,7 +10,7 @@ import { createPolicy, POLICY_OFF, PolicyError } from "../policy/mod.ts";
 import type { CommandVerdict, Decision, PathVerdict, PolicyContext } from "../policy/types.ts";
 import { effectiveRules } from "../safety/setup.ts";
 import { runtime } from "../runtime/mod.ts";
-import { parseModeArgs } from "./args.ts";
+import { directoryOption, parseModeArgs } from "./args.ts";
 import { UsageError } from "./usage.ts";
 
 /** The help text of `termbridge policy`. */
@@ -67,7 +67,7 @@ export async function policyMain(args: string[]): Promise<number> {
     throw new UsageError(`Cannot use --policy ${JSON.stringify(values.policy)}: expected "off"`);
   }
   const env = runtime.env();
-  const cwd = values.cwd ?? runtime.cwd();
+  const cwd = directoryOption("cwd", values.cwd) ?? runtime.cwd();
   const loaded = loadConfig({ explicit: values.config, cwd, env });
   for (const warning of loaded.warnings) await runtime.writeStderr(`termbridge: ${warning}\n`);
   let policy;

@@ -70,6 +70,7 @@ describe("cli", () => {
         [["acp", "--cwd", "/nonexistent/dir", "--", "true"], "no such directory"],
         [["mcp", "--cwd", "/nonexistent/dir"], "no such directory"],
         [["repl", "--cwd", "/nonexistent/dir"], "no such directory"],
+        [["policy", "check", "--cwd", "/nonexistent/dir", "ls"], "no such directory"],
         [["serve", "--cwd", file], "it is not a directory"],
       ];
       for (const [args, why] of cases) {
