@@ -26,7 +26,7 @@ terminal, from an interactive chat; otherwise one prompt per line of stdin.
 Ctrl+C (SIGINT) during a turn sends session/cancel; if the agent has not
 ended the turn 2 s later, termbridge kills every terminal and exits 4. A
 second Ctrl+C quits at once. In the chat, Ctrl+C at the prompt clears the
-line; on an empty line, a second Ctrl+C quits (so does Ctrl+D).
+line, and a second one in a row quits (so does Ctrl+D).
 
 If the agent has not answered initialize after 2 s, termbridge says it is
 waiting (many agents speak ACP only with a flag, such as --acp) and shows

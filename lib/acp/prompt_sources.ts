@@ -26,8 +26,8 @@ export async function* stdinLines(): AsyncGenerator<string> {
 /**
  * An interactive chat on the terminal: line editing and history (readline),
  * Ctrl+C handling, and permission questions. Ctrl+C at the prompt clears the
- * line; on an empty line it says how to quit, and a second one quits (as in
- * Node's REPL); elsewhere it calls the handler set with `onInterrupt`.
+ * line and says how to quit; a second one in a row quits; elsewhere it calls
+ * the handler set with `onInterrupt`.
  */
 export class ChatConsole {
   readonly #rl: Interface;
@@ -35,7 +35,7 @@ export class ChatConsole {
   #closed = false;
   /** A prompt is waiting for a line. */
   #asking = false;
-  /** Ctrl+C was pressed on an empty prompt: another one quits. */
+  /** Ctrl+C was pressed at this prompt: another one, the line still empty, quits. */
   #armed = false;
 
   constructor() {
@@ -69,20 +69,19 @@ export class ChatConsole {
     }).finally(() => this.#asking = false);
   }
 
-  /** Ctrl+C at the prompt: clears the line, or arms quitting, or quits. */
+  /**
+   * Ctrl+C at the prompt: the first clears the line and says how to quit; a
+   * second one in a row (the line still empty) quits.
+   */
   #idleInterrupt(): void {
-    if (this.#rl.line !== "") {
-      this.#armed = false;
-      this.#rl.write(null, { ctrl: true, name: "e" }); // To the end of the line,
-      this.#rl.write(null, { ctrl: true, name: "u" }); // then delete all of it.
-      return;
-    }
-    if (this.#armed) {
+    if (this.#armed && this.#rl.line === "") {
       process.stdout.write("\n");
       this.close();
       return;
     }
     this.#armed = true;
+    this.#rl.write(null, { ctrl: true, name: "e" }); // To the end of the line,
+    this.#rl.write(null, { ctrl: true, name: "u" }); // then delete all of it.
     process.stdout.write("\n(Ctrl+C again to quit, or Ctrl+D)\n");
     this.#rl.prompt();
   }
