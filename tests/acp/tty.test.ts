@@ -168,11 +168,20 @@ describe("acp in a terminal", () => {
         terminal.type("half a prompt");
         await lastLine(terminal, (line) => line === "› half a prompt", "the typed text");
         terminal.sendKeys("C-c");
+        await terminal.waitForText("(Ctrl+C again to quit, or Ctrl+D)", STEP_MS);
         await lastLine(terminal, (line) => line === "›", "the line cleared");
-        assert.ok(screen(terminal).includes("(Ctrl+C again to quit, or Ctrl+D)"));
         assert.equal(terminal.exitStatus, null, "still running after one Ctrl+C");
         terminal.type("typed again");
+        await lastLine(terminal, (line) => line === "› typed again", "the new text");
         terminal.sendKeys("C-c");
+        await terminal.waitFor(
+          () =>
+            screen(terminal).filter((line) => line.startsWith("(Ctrl+C again")).length === 2
+              ? true
+              : undefined,
+          "the second hint",
+          STEP_MS,
+        );
         await lastLine(terminal, (line) => line === "›", "the new text cleared");
         assert.equal(terminal.exitStatus, null, "Ctrl+C on a line with text clears it");
         terminal.sendKeys("C-c");
