@@ -4,7 +4,7 @@
  */
 
 import { existsSync } from "node:fs";
-import { openPtyMaster, setWindowSize } from "./deno_libc.ts";
+import { closeOnExec, openPtyMaster, setWindowSize } from "./deno_libc.ts";
 import { PtyPoller } from "./deno_poller.ts";
 import { afterExit } from "./exit_drain.ts";
 import { BrokenPipeError } from "./errors.ts";
@@ -49,6 +49,7 @@ function spawnPty(options: PtySpawnOptions): PtyProcess {
   let child: Deno.ChildProcess;
   try {
     const launcher = options.stdin === "null" ? LAUNCHER_STDIN_AT_EOF : LAUNCHER;
+    closeOnExec();
     child = new Deno.Command(SETSID, {
       args: ["/bin/sh", "-c", launcher, slavePath, ...options.argv],
       cwd: options.cwd,
@@ -82,6 +83,7 @@ function spawnPty(options: PtySpawnOptions): PtyProcess {
 
 function spawnPiped(options: PipedSpawnOptions): PipedProcess {
   const [command, ...args] = options.argv;
+  closeOnExec();
   const child = new Deno.Command(command, {
     args,
     cwd: options.cwd,

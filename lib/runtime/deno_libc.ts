@@ -32,6 +32,7 @@ const SYMBOLS = {
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   close: { parameters: ["i32"], result: "i32" },
+  fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   __errno_location: { parameters: [], result: "pointer" },
@@ -78,6 +79,33 @@ export function openPtyMaster(): { fd: number; slavePath: string } {
 export function setWindowSize(fd: number, cols: number, rows: number): void {
   const winsize = new Uint16Array([rows, cols, 0, 0]);
   loadLibc().ioctl(fd, TIOCSWINSZ, new Uint8Array(winsize.buffer));
+}
+
+const F_GETFD = 1;
+const F_SETFD = 2;
+const FD_CLOEXEC = 1;
+
+/**
+ * Marks every open descriptor above stderr close-on-exec. Deno opens some
+ * without it (the sockets and pipes of its node:net and node:child_process
+ * compatibility): a child would inherit them, a listening socket would outlive
+ * termbridge in its terminals, and a killed server's clients would be reset
+ * instead of refused.
+ */
+export function closeOnExec(): void {
+  const c = loadLibc();
+  let entries: string[];
+  try {
+    entries = Deno.readDirSync("/proc/self/fd").map((entry) => entry.name).toArray();
+  } catch {
+    return; // No /proc: nothing to find them with.
+  }
+  for (const name of entries) {
+    const fd = Number(name);
+    if (!(fd > 2)) continue;
+    const flags = c.fcntl(fd, F_GETFD, 0);
+    if (flags >= 0 && (flags & FD_CLOEXEC) === 0) c.fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
 }
 
 /** Creates a non-blocking eventfd used to wake a pending poll(). */

@@ -10,15 +10,18 @@ import {
   applyFlag,
   ConfigError,
   describeSource,
-  LIMIT_DEFAULTS,
   loadConfig,
   type LoadedConfig,
   PATH_DEFAULTS,
   resolveAuditPath,
-  SANDBOX_DEFAULTS,
 } from "../config/config.ts";
 import type { CommandPolicy, PolicyRules } from "../policy/types.ts";
-import { type Limits, type SandboxSettings, TerminalBudget } from "../sandbox/mod.ts";
+import {
+  containmentOptions,
+  type Limits,
+  type SandboxSettings,
+  type TerminalBudget,
+} from "../sandbox/mod.ts";
 import { Guard, refuseAsks } from "./guard.ts";
 import { createPolicy, DEFAULT_POLICY_RULES, PolicyError } from "../policy/mod.ts";
 import type { Approver, Mode } from "./types.ts";
@@ -120,19 +123,13 @@ export function openSafety(
     audit,
     approver: approverOf(flags.answer, options.approver),
   });
-  const limits: Limits = { ...LIMIT_DEFAULTS, ...loaded.config.limits };
-  const sandboxMode = loaded.config.sandbox?.mode ?? SANDBOX_DEFAULTS.mode;
-  const sandbox: SandboxSettings | undefined = sandboxMode === "off" ? undefined : {
-    mode: sandboxMode,
-    network: loaded.config.sandbox?.network ?? SANDBOX_DEFAULTS.network,
-    write: rules?.write ?? loaded.config.policy?.write ?? [...PATH_DEFAULTS.write],
-  };
+  const { limits, sandbox, budget } = containmentOptions(loaded.config, rules?.write);
   return {
     loaded,
     guard,
     limits,
     sandbox,
-    budget: new TerminalBudget(limits.terminals ?? 0),
+    budget,
     auditPath,
     close: () => audit instanceof AuditLog && audit.close(),
   };

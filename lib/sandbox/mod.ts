@@ -10,3 +10,4 @@ export { type Containment, containment } from "./containment.ts";
 export { commandSecondsHit, idleHit, LimitError, TerminalBudget } from "./limits.ts";
 export { resourceLimitHit, rlimitPrefix } from "./rlimits.ts";
 export type * from "./types.ts";
+export { type ContainmentOptions, containmentOptions } from "./options.ts";

@@ -15,6 +15,7 @@ import { VERSION } from "../cli/usage.ts";
 import { loadConfig } from "../config/config.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
+import { containmentOptions } from "../sandbox/mod.ts";
 import { serveAttach } from "./attach_host.ts";
 import { serveMcp } from "./mcp_host.ts";
 import { prepareSocketDir, socketPath } from "./paths.ts";
@@ -81,6 +82,7 @@ export async function serverMain(args: string[]): Promise<number> {
   const { config, warnings } = loadConfig({ cwd: runtime.cwd(), env });
   warnings.forEach((warning) => log(warning));
   const sessions = new ServerSessions({
+    ...containmentOptions(config),
     program: config.shell,
     cols: config.cols,
     rows: config.rows,

@@ -209,10 +209,7 @@ export class SessionManager {
       const hit = idleHit(info.name, idleMs / 1000);
       this.#gone.set(info.name, hit.message);
       this.#limitHit(info.name, hit, this.#defaults.onLimit);
-      const session = this.#sessions.get(info.name);
-      this.#sessions.delete(info.name);
-      this.#lastUse.delete(info.name);
-      await session?.close();
+      await this.close(info.name).catch(() => {}); // Closed meanwhile.
     }
     if (this.#sessions.size === 0) this.#stopReaper();
   }
