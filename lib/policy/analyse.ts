@@ -27,6 +27,8 @@ export interface Analysed {
 export interface Analysis {
   commands: Analysed[];
   unknowns: { reason: string; via: string[] }[];
+  /** Names of the functions the line defines (at any depth). */
+  functions: string[];
 }
 
 /** Where the line runs. */
@@ -50,7 +52,7 @@ const OPAQUE: Record<string, string> = {
 
 /** Analyses a shell command line. */
 export function analyseLine(parser: ShellParser, line: string, context: AnalysisContext): Analysis {
-  const analysis: Analysis = { commands: [], unknowns: [] };
+  const analysis: Analysis = { commands: [], unknowns: [], functions: [] };
   new Analyser(parser, context, analysis).line(line, [], 0);
   return analysis;
 }
@@ -61,7 +63,7 @@ export function analyseArgv(
   argv: string[],
   context: AnalysisContext,
 ): Analysis {
-  const analysis: Analysis = { commands: [], unknowns: [] };
+  const analysis: Analysis = { commands: [], unknowns: [], functions: [] };
   const words = argv.map((text) => ({ text, dynamic: false }));
   new Analyser(parser, context, analysis).command(words, [], false, undefined, 0);
   return analysis;
@@ -86,6 +88,7 @@ class Analyser {
       via,
     );
     this.analysis.unknowns.push(...contents.unknowns);
+    this.analysis.functions.push(...contents.functions);
     for (const found of contents.commands) {
       this.command(found.words, found.via, false, found.stdin, depth);
       const alias = found.afterName !== undefined

@@ -24,6 +24,8 @@ export interface LineContents {
   commands: FoundCommand[];
   /** Why parts of the line cannot be known before it runs. */
   unknowns: { reason: string; via: string[] }[];
+  /** Names of the functions the line defines. */
+  functions: string[];
 }
 
 /** Node types entered with a note of how their commands are reached. */
@@ -37,7 +39,7 @@ const VIA: Record<string, string> = {
  * @param home what `~` expands to
  */
 export function extractCommands(root: SyntaxNode, home: string, via: string[] = []): LineContents {
-  const contents: LineContents = { commands: [], unknowns: [] };
+  const contents: LineContents = { commands: [], unknowns: [], functions: [] };
   if (root.hasError) {
     contents.unknowns.push({
       reason: "the line is not complete or not valid shell syntax, so what it runs cannot be known",
@@ -73,6 +75,7 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
     noteAssignment(node, via, state);
   } else if (type === "function_definition") {
     const name = node.childForFieldName("name")?.text ?? "";
+    state.contents.functions.push(name);
     state.functions.push(name);
     visitChildren(node, via, state);
     state.functions.pop();

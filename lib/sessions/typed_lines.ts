@@ -126,6 +126,31 @@ export class TypedLineChannel {
 /** Builtins that rebind keys, remove functions or switch builtins off: the check's own machinery. */
 const MACHINERY = new Set(["bind", "bindkey", "zle", "unfunction", "enable", "disable", "unhash"]);
 
+/** Names a function must not take: the builtins and keywords the hooks themselves use. */
+const HOOK_WORDS = new Set([
+  "[",
+  "alias",
+  "bind",
+  "bindkey",
+  "builtin",
+  "case",
+  "command",
+  "eval",
+  "exec",
+  "history",
+  "kill",
+  "local",
+  "print",
+  "printf",
+  "read",
+  "return",
+  "set",
+  "test",
+  "typeset",
+  "unset",
+  "zle",
+]);
+
 /** Why a line would switch the check off or around it, or null. */
 async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
   const named = /__tb_|__termbridge|TERMBRIDGE_/.exec(typed.line);
@@ -136,6 +161,8 @@ async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
     home: "",
     aliases: typed.aliases,
   });
+  const shadow = analysis.functions.find((name) => HOOK_WORDS.has(name));
+  if (shadow !== undefined) return `it defines a function named "${shadow}"`;
   for (const command of analysis.commands) {
     const [first, ...rest] = command.words.map((word) => word.text);
     if (MACHINERY.has(first)) return `it runs "${first}"`;

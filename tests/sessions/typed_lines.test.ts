@@ -212,9 +212,18 @@ for (const shell of SHELLS) {
     it(`${shell}: a line that would switch the check off is refused`, async () => {
       await withSessions(async (kit) => {
         const session = await open(kit);
-        const result = await session.exec("unset TERMBRIDGE_LINE_CHECK __tb_fd", TIMEOUT_MS);
-        assert.equal(result.exitCode, 126);
-        assert.match(result.output, /typed-line check/);
+        for (
+          const line of [
+            "unset TERMBRIDGE_LINE_CHECK __tb_fd",
+            "history() { echo ls; }",
+            "builtin() { :; }",
+            "bind -r '\\C-m'",
+          ]
+        ) {
+          const result = await session.exec(line, TIMEOUT_MS);
+          assert.equal(result.exitCode, 126, line);
+          assert.match(result.output, /typed-line check/);
+        }
       });
     });
   });
