@@ -9,7 +9,7 @@ import { separateNoise } from "./agent_stream.ts";
 import { type ExitStatus, type PipedProcess, runtime } from "../runtime/mod.ts";
 import { SpawnError } from "../terminal/errors.ts";
 import { resolveProgram } from "../terminal/launch.ts";
-import { explainInvalidParams } from "./stdio.ts";
+import { agentStream } from "./stdio.ts";
 import { settleWithin } from "../terminal/timing.ts";
 
 /** Most lines the agent printed on stdout that are not JSON-RPC kept for diagnostics. */
@@ -73,7 +73,7 @@ export function startAgent(
   });
   return {
     pid: child.pid,
-    stream: explainInvalidParams(acp.ndJsonStream(child.stdin, stdout)),
+    stream: agentStream(child.stdin, stdout),
     exited,
     noise,
     onNoise: (listener) => noiseListener = listener,

@@ -5,14 +5,50 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
+import { ndJsonMessages, orderedWriter } from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
 
-/** An ndjson ACP stream over termbridge's stdin and stdout. */
+/** The protocol's cancellation notification (ACP; LSP names it the same). */
+const CANCEL_REQUEST = "$/cancel_request";
+
+/** An ndjson ACP stream over termbridge's stdin and stdout (ids kept exact, bad lines answered). */
 export function stdioStream(): acp.Stream {
-  const stdout = new WritableStream<Uint8Array>({
-    write: (chunk) => runtime.writeStdout(chunk),
+  const messages = ndJsonMessages(runtime.stdin(), (line) => runtime.writeStdout(line));
+  return explainInvalidParams(acceptCancelById(messages as acp.Stream));
+}
+
+/** An ndjson ACP stream over an agent's stdin and stdout (ids kept exact, bad lines answered). */
+export function agentStream(
+  stdin: WritableStream<Uint8Array>,
+  stdout: ReadableStream<Uint8Array>,
+): acp.Stream {
+  const messages = ndJsonMessages(stdout, orderedWriter(stdin));
+  return explainInvalidParams(acceptCancelById(messages as acp.Stream));
+}
+
+/**
+ * `$/cancel_request` names the request in `requestId` (ACP); LSP's habit is
+ * `id`: both are accepted.
+ */
+export function acceptCancelById(stream: acp.Stream): acp.Stream {
+  const alias = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform(message, controller) {
+      const { method, id, params } = message as {
+        method?: unknown;
+        id?: unknown;
+        params?: unknown;
+      };
+      const named = params as { requestId?: unknown; id?: unknown } | undefined;
+      if (
+        method === CANCEL_REQUEST && id === undefined && typeof named === "object" &&
+        named !== null && named.requestId === undefined && named.id !== undefined
+      ) {
+        message = { ...message, params: { ...named, requestId: named.id } } as acp.AnyMessage;
+      }
+      controller.enqueue(message);
+    },
   });
-  return explainInvalidParams(acp.ndJsonStream(stdout, runtime.stdin()));
+  return { readable: stream.readable.pipeThrough(alias), writable: stream.writable };
 }
 
 /** Zod's formatted error: `_errors` at each level, keyed by field. */
@@ -61,28 +97,53 @@ export function explainInvalidParams(stream: acp.Stream): acp.Stream {
   return { readable: stream.readable, writable: explain.writable };
 }
 
-/** A request the connection will answer with its own id (an invalid one is answered with id null). */
+/** A request the connection will answer with its own id. */
 function isRequest(message: acp.AnyMessage): message is acp.AnyRequest {
   const { jsonrpc, method, id } = message as { jsonrpc?: unknown; method?: unknown; id?: unknown };
   return jsonrpc === "2.0" && typeof method === "string" &&
     (typeof id === "string" || typeof id === "number");
 }
 
+/** How long end of input leaves requests to finish on their own, then to honour their cancellation. */
+export interface ClosingGrace {
+  /** After `beforeClose`, before pending requests are cancelled (default 200 ms). */
+  naturalMs?: number;
+  /** After the cancellation, before termbridge answers what is left itself (default 600 ms). */
+  cancelledMs?: number;
+}
+
+/** The message of a request cancelled because termbridge's input ended. */
+const INPUT_ENDED = "Request cancelled: termbridge's input ended before it was answered";
+
 /**
  * Keeps a connection open after the peer's input ended until `beforeClose`
  * has run and every request already received has been answered, so that end
- * of input loses no response.
+ * of input loses no response. A request still pending a moment later (a wait,
+ * an exec) is cancelled and answered with -32800: end of input ends
+ * everything within about a second.
  */
 export function answerBeforeClosing(
   stream: acp.Stream,
   beforeClose: () => Promise<void>,
+  grace: ClosingGrace = {},
 ): acp.Stream {
   // Counted per id: a careless client may reuse one while the first is pending.
   const unanswered = new Map<acp.JsonRpcId, number>();
+  const cancelled = new Set<acp.JsonRpcId>();
   let settled: (() => void) | undefined;
   const checkSettled = () => {
     if (unanswered.size === 0) settled?.();
   };
+  const allAnswered = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      settled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      checkSettled();
+    });
+  const writer = stream.writable.getWriter();
   const readable = new ReadableStream<acp.AnyMessage>({
     async start(controller) {
       for await (const message of stream.readable) {
@@ -90,21 +151,33 @@ export function answerBeforeClosing(
         controller.enqueue(message);
       }
       await beforeClose();
-      await new Promise<void>((resolve) => {
-        settled = resolve;
-        checkSettled();
-      });
+      await allAnswered(grace.naturalMs ?? 200);
+      for (const id of unanswered.keys()) {
+        cancelled.add(id);
+        controller.enqueue({ jsonrpc: "2.0", method: CANCEL_REQUEST, params: { requestId: id } });
+      }
+      await allAnswered(grace.cancelledMs ?? 600);
+      for (const id of [...unanswered.keys()]) {
+        unanswered.delete(id);
+        await writer.write({ jsonrpc: "2.0", id, error: { code: -32800, message: INPUT_ENDED } })
+          .catch(() => {}); // Output closed: nobody is left to tell.
+      }
       controller.close();
     },
   });
-  const writer = stream.writable.getWriter();
   const writable = new WritableStream<acp.AnyMessage>({
     async write(message) {
+      const reply = message as { id?: acp.JsonRpcId; method?: unknown; error?: { code: number } };
+      const isReply = reply.method === undefined && reply.id !== undefined;
+      if (isReply && !unanswered.has(reply.id!) && cancelled.has(reply.id!)) return; // Answered already.
+      if (isReply && cancelled.has(reply.id!) && reply.error?.code === -32800) {
+        message = { ...message, error: { ...reply.error, message: INPUT_ENDED } } as acp.AnyMessage;
+      }
       await writer.write(message);
-      if (!("method" in message) && "id" in message) {
-        const left = (unanswered.get(message.id) ?? 1) - 1;
-        if (left > 0) unanswered.set(message.id, left);
-        else unanswered.delete(message.id);
+      if (isReply) {
+        const left = (unanswered.get(reply.id!) ?? 1) - 1;
+        if (left > 0) unanswered.set(reply.id!, left);
+        else unanswered.delete(reply.id!);
       }
       checkSettled();
     },

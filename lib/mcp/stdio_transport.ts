@@ -1,7 +1,7 @@
 /**
  * An MCP transport over termbridge's own stdin and stdout (through the runtime
- * shim): one JSON-RPC message per line, malformed lines answered with a parse
- * error, and end of input handled without losing a response.
+ * shim): one JSON-RPC message per line (ids kept exact), malformed lines
+ * answered with an error, and end of input handled without losing a response.
  * @module
  */
 
@@ -10,7 +10,20 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "../jsonrpc/codes.ts";
+import { parseMessage, stringifyMessage } from "../jsonrpc/exact_ids.ts";
+import { type Line, LineSplitter } from "../jsonrpc/lines.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  errorResponse,
+  type Message,
+  rejectValue,
+  serializeOrExplain,
+} from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
+
+/** The message of a request cancelled because termbridge's input ended. */
+const INPUT_ENDED = "Request cancelled: termbridge's input ended before it was answered";
 
 type Id = string | number;
 
@@ -20,7 +33,15 @@ export interface TransportIo {
   write(text: string): Promise<void>;
 }
 
-/** Stdio transport that, at end of input, runs `beforeClose` and answers every pending request before closing. */
+/** After `beforeClose` at end of input, how long pending requests may still finish on their own. */
+const NATURAL_MS = 300;
+
+/**
+ * Stdio transport that, at end of input, runs `beforeClose`, lets pending
+ * requests finish for a moment, answers what is still pending with an error
+ * and closes: end of input ends everything within about a second. A line
+ * that is not a JSON-RPC message is answered with an error and the loop goes on.
+ */
 export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -28,6 +49,7 @@ export class StdioTransport implements Transport {
   readonly #beforeClose: () => Promise<void>;
   readonly #io: TransportIo;
   readonly #unanswered = new Set<Id>();
+  readonly #answeredByUs = new Set<Id>();
   #settled: (() => void) | undefined;
   #closed = false;
 
@@ -38,13 +60,19 @@ export class StdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    void this.#read().catch((error) => this.onerror?.(error as Error));
+    void this.#read().catch((error) => {
+      this.onerror?.(error as Error);
+      void this.close();
+    });
     return Promise.resolve();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    await this.#io.write(JSON.stringify(message) + "\n");
-    if ("result" in message || "error" in message) this.#answered(message.id as Id | undefined);
+    const isReply = "result" in message || "error" in message;
+    const id = (message as { id?: Id }).id;
+    if (isReply && id !== undefined && this.#answeredByUs.has(id)) return; // Told already.
+    await this.#io.write(serializeOrExplain(message as Message));
+    if (isReply) this.#answered(id);
   }
 
   close(): Promise<void> {
@@ -56,37 +84,69 @@ export class StdioTransport implements Transport {
   }
 
   async #read(): Promise<void> {
-    const decoder = new TextDecoder();
-    let pending = "";
+    const splitter = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
     for await (const chunk of this.#io.input()) {
       if (this.#closed) return;
-      pending += decoder.decode(chunk, { stream: true });
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) await this.#receive(line);
+      for (const line of splitter.push(chunk)) await this.#receive(line, splitter.maxBytes);
     }
-    await this.#receive(pending + decoder.decode());
+    const last = splitter.flush();
+    if (last !== undefined) await this.#receive(last, splitter.maxBytes);
     await this.#beforeClose();
-    if (this.#unanswered.size > 0) await new Promise<void>((resolve) => this.#settled = resolve);
+    await this.#allAnswered(NATURAL_MS);
+    for (const id of [...this.#unanswered]) {
+      this.#answeredByUs.add(id);
+      // Lets the handler stop; the SDK sends nothing for a cancelled request.
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: "termbridge's input ended" },
+      });
+      await this.#reject(id, ErrorCode.requestCancelled, INPUT_ENDED);
+      this.#unanswered.delete(id);
+    }
     await this.close();
   }
 
-  async #receive(line: string): Promise<void> {
-    const text = line.replace(/\r$/, "").trim();
+  #allAnswered(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#settled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (this.#unanswered.size === 0) this.#settled();
+    });
+  }
+
+  async #receive(line: Line, maxBytes: number): Promise<void> {
+    if (line.kind === "too-long") {
+      await this.#reject(
+        null,
+        ErrorCode.invalidRequest,
+        `Invalid request: a line of ${line.bytes} bytes is longer than the ${maxBytes} allowed`,
+      );
+      return;
+    }
+    const text = line.text.trim();
     if (text === "") return;
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseMessage(text);
     } catch (error) {
-      await this.#reject(null, -32700, `Parse error: ${(error as Error).message}`);
+      await this.#reject(null, ErrorCode.parseError, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    const problem = rejectValue(json);
+    if (problem !== undefined) {
+      await this.#reject(null, ErrorCode.invalidRequest, problem.message);
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
-      const id = (json as { id?: Id }).id ?? null;
+      const id = (json as { id?: unknown }).id;
       await this.#reject(
-        id,
-        -32600,
+        typeof id === "string" || typeof id === "number" ? id : null,
+        ErrorCode.invalidRequest,
         "Invalid request: not a JSON-RPC 2.0 message (jsonrpc, method, id)",
       );
       return;
@@ -106,6 +166,6 @@ export class StdioTransport implements Transport {
   }
 
   async #reject(id: Id | null, code: number, message: string): Promise<void> {
-    await this.#io.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n");
+    await this.#io.write(stringifyMessage(errorResponse(id, code, message)) + "\n");
   }
 }

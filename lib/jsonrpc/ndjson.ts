@@ -1,0 +1,159 @@
+/**
+ * Newline-delimited JSON-RPC 2.0 over a pair of byte streams, for every
+ * termbridge loop (serve, the ACP agent's pipes, mcp). Bad input never ends
+ * the loop: a line that is not JSON gets -32700, a JSON value that is not a
+ * message object (null, a number, a string, a batch array, a request whose id
+ * is null) gets -32600, a line above the size ceiling gets -32600, and the
+ * next line is read. Ids keep their digits ({@link parseMessage}). A reply
+ * that cannot be serialized is answered with an error naming the request.
+ * @module
+ */
+
+import { ErrorCode } from "./codes.ts";
+import { parseMessage, stringifyMessage } from "./exact_ids.ts";
+import { LineSplitter } from "./lines.ts";
+
+/** A JSON-RPC message object as read (validated further by the connection). */
+export type Message = Record<string, unknown>;
+
+/** Ceiling of one incoming line by default (a 64 MiB fs/write_text_file fits). */
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** A stream of messages: what the ACP SDK's connections take. */
+export interface MessageStream {
+  readable: ReadableStream<Message>;
+  writable: WritableStream<Message>;
+}
+
+/** Options of {@link ndJsonMessages}. */
+export interface NdJsonOptions {
+  /** Longest line read; a longer one is skipped and answered with -32600. */
+  maxLineBytes?: number;
+  /** Called with a diagnostic (for stderr) when a message is rejected. */
+  onReject?: (problem: string) => void;
+}
+
+/** An error response with id null (the request's id could not be read) or the given id. */
+export function errorResponse(id: unknown, code: number, message: string): Message {
+  return { jsonrpc: "2.0", id: id ?? null, error: { code, message } };
+}
+
+/** What is wrong with a parsed JSON value as a message, or undefined when it is an object to pass on. */
+export function rejectValue(value: unknown): { id: unknown; message: string } | undefined {
+  if (Array.isArray(value)) {
+    return {
+      id: null,
+      message:
+        "Invalid request: JSON-RPC batches (arrays) are not supported: send one message a line",
+    };
+  }
+  if (typeof value !== "object" || value === null) {
+    return {
+      id: null,
+      message: `Invalid request: expected a JSON-RPC 2.0 message object, got ${
+        value === null ? "null" : typeof value
+      }`,
+    };
+  }
+  const object = value as Message;
+  if ("method" in object && "id" in object && object.id === null) {
+    return {
+      id: null,
+      message:
+        "Invalid request: the id is null (JSON-RPC 2.0 discourages it and the answer could not be told apart): use a string or a number, or omit the id for a notification",
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Turns one serialized reply into a line, or, when it cannot be serialized
+ * (larger than a string can hold), into an error reply for the same id.
+ */
+export function serializeOrExplain(message: Message): string {
+  try {
+    return stringifyMessage(message) + "\n";
+  } catch (error) {
+    const isReply = "id" in message && ("result" in message || "error" in message);
+    if (!isReply) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return stringifyMessage(errorResponse(
+      message.id,
+      ErrorCode.tooLarge,
+      `Cannot send the answer to request ${
+        stringifyMessage(message.id)
+      }: it is too large to serialize (${reason}); ask for less (line/limit, a smaller scope)`,
+    )) + "\n";
+  }
+}
+
+/**
+ * A message stream over `input` and `write`: `write(line)` must keep the
+ * order of its calls (termbridge's stdout does; see {@link orderedWriter}).
+ */
+export function ndJsonMessages(
+  input: ReadableStream<Uint8Array>,
+  write: (line: string) => Promise<void>,
+  options: NdJsonOptions = {},
+): MessageStream {
+  const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+  const reject = (id: unknown, code: number, message: string) => {
+    options.onReject?.(message);
+    return write(stringifyMessage(errorResponse(id, code, message)) + "\n");
+  };
+  const receive = async (
+    line: ReturnType<LineSplitter["push"]>[number],
+    controller: ReadableStreamDefaultController<Message>,
+  ) => {
+    if (line.kind === "too-long") {
+      await reject(
+        null,
+        ErrorCode.invalidRequest,
+        `Invalid request: a line of ${line.bytes} bytes is longer than the ${splitter.maxBytes} allowed`,
+      );
+      return;
+    }
+    const text = line.text.trim();
+    if (text === "") return;
+    let value: unknown;
+    try {
+      value = parseMessage(text);
+    } catch (error) {
+      await reject(null, ErrorCode.parseError, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    const problem = rejectValue(value);
+    if (problem !== undefined) await reject(problem.id, ErrorCode.invalidRequest, problem.message);
+    else controller.enqueue(value as Message);
+  };
+  const readable = new ReadableStream<Message>({
+    async start(controller) {
+      try {
+        for await (const chunk of input) {
+          for (const line of splitter.push(chunk)) await receive(line, controller);
+        }
+        const last = splitter.flush();
+        if (last !== undefined) await receive(last, controller);
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+  });
+  const writable = new WritableStream<Message>({
+    write: (message) => write(serializeOrExplain(message)),
+  });
+  return { readable, writable };
+}
+
+/** Turns a byte sink into an ordered line writer (each write waits for the one before). */
+export function orderedWriter(sink: WritableStream<Uint8Array>): (line: string) => Promise<void> {
+  const writer = sink.getWriter();
+  const encoder = new TextEncoder();
+  let last = Promise.resolve();
+  return (line) => {
+    const next = last.then(() => writer.write(encoder.encode(line)));
+    last = next.catch(() => {}); // The failure is reported to this write's caller.
+    return next;
+  };
+}
