@@ -58,6 +58,8 @@ export interface Config {
   record?: string;
   /** Hard ceiling of kept output per terminal, in bytes. */
   outputLimit?: number;
+  /** Largest answer of `fs/read_text_file`, in bytes (a whole file above it is refused). */
+  maxReadBytes?: number;
   /** The command and file policy (see `lib/policy/types.ts`). */
   policy?: PolicyRules;
   limits?: LimitsConfig;
@@ -126,6 +128,7 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
   readOnly: boolean,
   record: string,
   outputLimit: wholeNumber(0),
+  maxReadBytes: wholeNumber(1),
   policy: {
     default: oneOf("allow", "ask", "deny"),
     allow: strings(false),

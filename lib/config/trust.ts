@@ -64,6 +64,7 @@ export function tightens(name: string, value: unknown, current: unknown, home: s
     case "maxSessions":
       return (value as number) <= ((current as number | undefined) ?? 16);
     case "outputLimit":
+    case "maxReadBytes":
       return (value as number) <= ((current as number | undefined) ?? 16 * 1024 * 1024);
     case "limits":
       return lowerLimit(
