@@ -21,19 +21,29 @@ import {
 import { UnknownKeyError } from "../terminal/keys.ts";
 import { LimitError } from "../sandbox/mod.ts";
 import { PolicyDeniedError } from "../safety/guard.ts";
-import { FileNotFoundError, readTextFile, writeTextFile } from "../service/text_files.ts";
+import { ErrorCode } from "../jsonrpc/codes.ts";
+import { FileError, type FileProblem } from "../service/file_errors.ts";
+import { readTextFile, writeTextFile } from "../service/text_files.ts";
 import {
   InvalidRequestError,
   TerminalNotFoundError,
   type TerminalService,
 } from "../service/terminal_service.ts";
 
-/** JSON-RPC code for a resource that does not exist (ACP). */
-const RESOURCE_NOT_FOUND = -32002;
-/** termbridge's code for a request the terminal cannot take now, or a wait that timed out. */
-const NOT_NOW = -32001;
+const RESOURCE_NOT_FOUND = ErrorCode.resourceNotFound;
+const NOT_NOW = ErrorCode.notNow;
+
+/** The code of each file problem (README: "Errors"). */
+const FILE_CODES: Record<FileProblem, number> = {
+  "not-found": ErrorCode.fileNotFound,
+  "permission-denied": ErrorCode.permissionDenied,
+  "wrong-kind": ErrorCode.wrongKindOfFile,
+  "name-too-long": ErrorCode.nameTooLong,
+  "too-many-open-files": ErrorCode.tooManyOpenFiles,
+  "too-large": ErrorCode.tooLarge,
+};
 /** termbridge's code for a command or file the policy refused ("Denied by policy"). */
-export const DENIED_BY_POLICY = -32003;
+export const DENIED_BY_POLICY = ErrorCode.deniedByPolicy;
 
 /** Maps the core's errors to JSON-RPC errors: the one place that chooses codes. */
 export function toRequestError(error: unknown): unknown {
@@ -45,7 +55,12 @@ export function toRequestError(error: unknown): unknown {
       command: error.command,
     });
   }
-  if (error instanceof TerminalNotFoundError || error instanceof FileNotFoundError) {
+  if (error instanceof FileError) {
+    return new acp.RequestError(FILE_CODES[error.problem], error.message, {
+      problem: error.problem,
+    });
+  }
+  if (error instanceof TerminalNotFoundError) {
     return new acp.RequestError(RESOURCE_NOT_FOUND, error.message);
   }
   if (error instanceof SessionNotFoundError) {
@@ -119,6 +134,12 @@ export function serveTerminals(app: acp.ClientApp, service: TerminalService): ac
       }));
 }
 
+/** Options of {@link serveFiles}. */
+export interface FileServingOptions {
+  /** Largest answer of `fs/read_text_file`, in bytes (default 16 MiB). */
+  maxReadBytes?: number;
+}
+
 /**
  * Registers `fs/read_text_file` and `fs/write_text_file` on real files, each
  * through the service's guard (the policy's read/write globs, the audit log).
@@ -127,19 +148,19 @@ export function serveFiles(
   app: acp.ClientApp,
   service: TerminalService,
   onWrite?: (path: string, content: string) => void,
+  options: FileServingOptions = {},
 ): acp.ClientApp {
   const { fs } = acp.methods.client;
   return app
-    .onRequest(
-      fs.readTextFile,
-      ({ params }) =>
-        mapped(async () => ({
-          content: await readTextFile(params.path, {
-            ...params,
-            access: service.fileAccess(params.sessionId),
-          }),
-        })),
-    )
+    .onRequest(fs.readTextFile, ({ params }) =>
+      mapped(async () => ({
+        content: await readTextFile(params.path, {
+          line: params.line,
+          limit: params.limit,
+          maxBytes: options.maxReadBytes,
+          access: service.fileAccess(params.sessionId),
+        }),
+      })))
     .onRequest(fs.writeTextFile, ({ params }) =>
       mapped(async () => {
         await writeTextFile(params.path, params.content, service.fileAccess(params.sessionId));

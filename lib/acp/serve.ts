@@ -36,6 +36,8 @@ Diagnostics go to stderr; stdout carries only protocol.
 Options:
   --cwd DIR              default working directory of commands (default: the current one)
   --output-limit BYTES   hard ceiling of kept output per terminal (default: 16777216)
+  --max-read BYTES       largest answer of fs/read_text_file; a whole file above it is
+                         refused: read it with line/limit (default: 16777216; config maxReadBytes)
 ${SAFETY_HELP}
 ${answerHelp("refused: serve cannot ask anyone")}
   -h, --help             show this help
@@ -60,6 +62,7 @@ export async function serveMain(args: string[]): Promise<number> {
     "output-limit": { type: "string" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
+    "max-read": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -69,6 +72,7 @@ export async function serveMain(args: string[]): Promise<number> {
   const cwd = directoryOption("cwd", values.cwd);
   const safety = await startSafety("serve", values);
   const { config } = safety.loaded;
+  const maxReadBytes = numberOption("max-read", values["max-read"], 1) ?? config.maxReadBytes;
   const service = new TerminalService({
     cwd: cwd ?? runtime.cwd(),
     outputCeiling: numberOption("output-limit", values["output-limit"]) ?? config.outputLimit,
@@ -81,7 +85,9 @@ export async function serveMain(args: string[]): Promise<number> {
     idleTimeoutSeconds: config.idleTimeout,
   });
   const app = serveSessions(
-    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service), service),
+    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service), service, undefined, {
+      maxReadBytes,
+    }),
     sessions,
   );
   app.onRequest("initialize", (params: unknown) => params, () => ({

@@ -23,6 +23,8 @@ export const ErrorCode = {
   notNow: -32001,
   /** Unknown (or released) terminal or session. */
   resourceNotFound: -32002,
+  /** The policy refused the command or file ("Denied by policy"). */
+  deniedByPolicy: -32003,
   /** No such file or directory. */
   fileNotFound: -32010,
   /** The operating system denied access to the file. */

@@ -77,12 +77,13 @@ export function serializeOrExplain(message: Message): string {
     const isReply = "id" in message && ("result" in message || "error" in message);
     if (!isReply) throw error;
     const reason = error instanceof Error ? error.message : String(error);
+    const why = error instanceof RangeError
+      ? `it is too large to send (${reason}); ask for less (line/limit, a smaller scope)`
+      : `it cannot be serialized (${reason})`;
     return stringifyMessage(errorResponse(
       message.id,
-      ErrorCode.tooLarge,
-      `Cannot send the answer to request ${
-        stringifyMessage(message.id)
-      }: it is too large to serialize (${reason}); ask for less (line/limit, a smaller scope)`,
+      error instanceof RangeError ? ErrorCode.tooLarge : ErrorCode.internalError,
+      `Cannot send the answer to request ${stringifyMessage(message.id)}: ${why}`,
     )) + "\n";
   }
 }

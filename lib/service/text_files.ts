@@ -1,16 +1,19 @@
 /**
  * Reading and writing text files for an agent (ACP's `fs/*` methods), with
- * errors that say what was wrong.
+ * errors that say what was wrong. Reads stream: only the lines asked for are
+ * read, and no answer is larger than a ceiling.
  * @module
  */
 
 import { Buffer } from "node:buffer";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, open, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute } from "node:path";
 import type { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";
-import { TerminalError } from "../terminal/errors.ts";
+import { FileError, fileErrorFrom, FileNotFoundError } from "./file_errors.ts";
 import { InvalidRequestError } from "./terminal_service.ts";
+
+export { FileError, FileNotFoundError };
 
 /** Who accesses a file, for the guard: the `read`/`write` globs expand `${cwd}` to `cwd`. */
 export interface FileAccess {
@@ -20,8 +23,12 @@ export interface FileAccess {
   env: Record<string, string>;
 }
 
-/** The file (or its directory) does not exist. */
-export class FileNotFoundError extends TerminalError {}
+/** Largest answer of a read by default, in bytes (16 MiB, the output ceiling of a terminal). */
+export const DEFAULT_MAX_READ_BYTES = 16 * 1024 * 1024;
+
+/** Bytes read at a time. */
+const CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
 
 function checkAbsolute(action: string, path: string): void {
   if (typeof path !== "string" || !isAbsolute(path)) {
@@ -40,56 +47,154 @@ function checkLineNumber(name: string, value: number | null | undefined, min: nu
   }
 }
 
-async function kindOf(path: string): Promise<"file" | "directory" | "other" | "missing"> {
-  try {
-    const info = await stat(path);
-    return info.isFile() ? "file" : info.isDirectory() ? "directory" : "other";
-  } catch {
-    return "missing"; // stat fails for missing paths and unreadable parents alike.
-  }
+/** What to read: a 1-based first `line`, at most `limit` lines, at most `maxBytes` in all. */
+export interface ReadOptions {
+  line?: number | null;
+  limit?: number | null;
+  /** Who reads: the guard checks the policy's `read` globs and records the read in the audit log. */
+  access?: FileAccess;
+  /** Ceiling of the answer in bytes (default {@link DEFAULT_MAX_READ_BYTES}). */
+  maxBytes?: number;
 }
 
 /**
  * Reads a text file, optionally from a 1-based `line` and at most `limit`
- * lines; with `access`, only where the policy's `read` globs allow, and
- * recorded in the audit log before the content is returned.
+ * lines. Streams: reading line 1 of a huge file reads one chunk. With
+ * `access`, only where the policy's `read` globs allow, and recorded in the
+ * audit log before the content is returned.
  * @throws {InvalidRequestError} for a relative path or a bad line/limit
  * @throws {PolicyDeniedError} when no `read` glob allows the path
  * @throws {FileNotFoundError} when the file does not exist
+ * @throws {FileError} for other system errors (permission denied, a directory,
+ * a name too long, too many open files) and for an answer above `maxBytes`
  */
 export async function readTextFile(
   requested: string,
-  options: { line?: number | null; limit?: number | null; access?: FileAccess } = {},
+  options: ReadOptions = {},
 ): Promise<string> {
   checkAbsolute("read", requested);
   checkLineNumber("line", options.line, 1);
   checkLineNumber("limit", options.limit, 0);
   const { access } = options;
   const path = access ? access.guard.checkRead(requested, access, access.actor) : requested;
-  const content = await readWhole(path);
+  const content = await readChecked(path, options);
   access?.guard.recordRead(path, Buffer.byteLength(content), access.actor);
-  if (options.line == null && options.limit == null) return content;
-  const lines = content.split(/(?<=\n)/);
-  const start = (options.line ?? 1) - 1;
-  const end = options.limit == null ? lines.length : start + options.limit;
-  return lines.slice(start, end).join("");
+  return content;
 }
 
-async function readWhole(path: string): Promise<string> {
-  const kind = await kindOf(path);
-  if (kind === "missing") throw new FileNotFoundError(`Cannot read "${path}": no such file`);
-  if (kind !== "file") {
-    throw new InvalidRequestError(`Cannot read "${path}": it is a ${kind}, not a file`);
+/** The read itself, on a path the guard allowed. */
+async function readChecked(path: string, options: ReadOptions): Promise<string> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+  let file: FileHandle;
+  try {
+    const info = await stat(path); // Before opening: opening a FIFO would block.
+    if (!info.isFile()) {
+      const kind = info.isDirectory() ? "directory" : "special file";
+      throw new FileError("wrong-kind", `Cannot read "${path}": it is a ${kind}, not a file`);
+    }
+    file = await open(path, "r");
+  } catch (error) {
+    throw fileErrorFrom(error, "read", path);
   }
-  return await readFile(path, "utf8");
+  try {
+    const info = await file.stat();
+    const whole = options.line == null && options.limit == null;
+    if (whole && info.size > maxBytes) {
+      throw new FileError(
+        "too-large",
+        `Cannot read "${path}" whole: it has ${info.size} bytes, more than the ${maxBytes} allowed; ` +
+          `read it in parts with line and limit (e.g. line 1, limit 1000)`,
+      );
+    }
+    const bytes = await readLines(file, {
+      first: options.line ?? 1,
+      count: options.limit ?? Infinity,
+      maxBytes,
+      path,
+    });
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    throw fileErrorFrom(error, "read", path);
+  } finally {
+    await file.close();
+  }
+}
+
+/** The bytes of lines `first` .. `first + count - 1` (1-based, with their newlines), streamed. */
+async function readLines(
+  file: FileHandle,
+  { first, count, maxBytes, path }: {
+    first: number;
+    count: number;
+    maxBytes: number;
+    path: string;
+  },
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let kept = 0;
+  let line = 1; // The line the next byte belongs to.
+  const last = first + count - 1;
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  while (count > 0) {
+    const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, null);
+    if (bytesRead === 0) break;
+    const chunk = buffer.subarray(0, bytesRead);
+    let start = 0;
+    let end = bytesRead;
+    let done = false;
+    for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, at + 1)) {
+      line++;
+      if (line === first) start = at + 1; // The wanted lines start after this newline.
+      if (line > last) {
+        end = at + 1;
+        done = true;
+        break;
+      }
+    }
+    if (line < first) continue; // Every byte of this chunk is before the wanted lines.
+    kept += end - start;
+    if (kept > maxBytes) {
+      throw new FileError(
+        "too-large",
+        `Cannot read "${path}" from line ${first}: the lines asked for are more than the ${maxBytes} bytes allowed; ` +
+          `ask for fewer with limit`,
+      );
+    }
+    if (end > start) parts.push(chunk.slice(start, end));
+    if (done) break;
+  }
+  return concat(parts, kept);
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const joined = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
+async function kindOf(path: string): Promise<"file" | "directory" | "other" | "missing"> {
+  try {
+    const info = await stat(path);
+    return info.isFile() ? "file" : info.isDirectory() ? "directory" : "other";
+  } catch (error) {
+    const mapped = fileErrorFrom(error, "write", path);
+    if (mapped instanceof FileNotFoundError) return "missing";
+    throw mapped; // Permission denied, a name too long...: said as such.
+  }
 }
 
 /**
  * Writes a text file, replacing it if it exists; with `access`, only where
  * the policy's `write` globs allow, recorded in the audit log first.
- * @throws {InvalidRequestError} for a relative path or a path that is a directory
+ * @throws {InvalidRequestError} for a relative path
  * @throws {PolicyDeniedError} when no `write` glob allows the path
  * @throws {FileNotFoundError} when the directory does not exist
+ * @throws {FileError} for a path that is a directory and other system errors
  */
 export async function writeTextFile(
   requested: string,
@@ -106,10 +211,14 @@ export async function writeTextFile(
     throw new FileNotFoundError(`Cannot write "${path}": directory "${directory}" does not exist`);
   }
   if (parent !== "directory") {
-    throw new InvalidRequestError(`Cannot write "${path}": "${directory}" is not a directory`);
+    throw new FileError("wrong-kind", `Cannot write "${path}": "${directory}" is not a directory`);
   }
   if ((await kindOf(path)) === "directory") {
-    throw new InvalidRequestError(`Cannot write "${path}": it is a directory`);
+    throw new FileError("wrong-kind", `Cannot write "${path}": it is a directory`);
   }
-  await writeFile(path, content, "utf8");
+  try {
+    await writeFile(path, content, "utf8");
+  } catch (error) {
+    throw fileErrorFrom(error, "write", path);
+  }
 }

@@ -263,10 +263,10 @@ describe("acp", () => {
       assert.equal(relative.error.code, -32602);
       assert.match(relative.error.message, /"notes\.txt".*absolute/);
       const missing = seen.get("missing") as { error: { code: number; message: string } };
-      assert.equal(missing.error.code, -32002);
-      assert.match(missing.error.message, /missing\.txt/);
+      assert.equal(missing.error.code, -32010); // Not -32002, the code of an unknown terminal.
+      assert.match(missing.error.message, /missing\.txt.*no such file/);
       const noDir = seen.get("missingDirectory") as { error: { code: number; message: string } };
-      assert.equal(noDir.error.code, -32002);
+      assert.equal(noDir.error.code, -32010);
       assert.ok(!existsSync(join(cwd, "no-such-dir")));
       const [written] = ofType(run.events, "file_written");
       assert.equal(written.path, path);

@@ -360,7 +360,7 @@ describe("serve", () => {
           sessionId: SESSION,
           path: join(dir, "nope.txt"),
         });
-        assert.equal(missing.error?.code, -32002);
+        assert.equal(missing.error?.code, -32010);
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

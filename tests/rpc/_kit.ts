@@ -7,14 +7,20 @@
 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runtime } from "../../lib/runtime/mod.ts";
 import { isBinaryCurrent } from "../built_binary.ts";
 import { termbridgeArgv } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** `dist/termbridge` when it is newer than every source file, else this runtime running main.ts. */
+/**
+ * `$TERMBRIDGE_BIN` when set; else `dist/termbridge` when it is newer than
+ * every source file; else this runtime running main.ts.
+ */
 export function termbridge(): string[] {
+  const override = runtime.env().TERMBRIDGE_BIN;
+  if (override) return [resolve(override)];
   const binary = join(ROOT, "dist", "termbridge");
   return isBinaryCurrent(ROOT, binary) ? [binary] : termbridgeArgv();
 }
