@@ -23,6 +23,7 @@ const schemas = {
     cols: size.optional(),
     rows: size.optional(),
     record: z.string().optional(),
+    recordOverwrite: z.boolean().optional(),
   }),
   named: z.object({ name }),
   type: z.object({ name, text: z.string() }),
@@ -46,7 +47,7 @@ const schemas = {
     timeout,
   }),
   resize: z.object({ name, cols: size, rows: size }),
-  record: z.object({ name, path: z.string().nullable() }),
+  record: z.object({ name, path: z.string().nullable(), overwrite: z.boolean().optional() }),
 };
 
 /** Default wait of `sessions/exec`, `input` and `wait`, in milliseconds. */
@@ -126,7 +127,7 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
     return {};
   });
   on("sessions/record", schemas.record, (p) => {
-    sessions.get(p.name).record(p.path);
+    sessions.get(p.name).record(p.path, { overwrite: p.overwrite });
     return { recording: p.path };
   });
   return app;

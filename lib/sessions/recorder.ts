@@ -4,7 +4,10 @@
  * @module
  */
 
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { FileError, fileErrorFrom } from "../service/file_errors.ts";
+import { SessionUsageError } from "./errors.ts";
 
 /** What an asciicast header records about the terminal. */
 export interface CastHeader {
@@ -22,10 +25,21 @@ export class CastRecorder {
   readonly #decoder = new TextDecoder();
   #closed = false;
 
-  /** Creates (or replaces) `path` and writes the header. */
-  constructor(path: string, header: CastHeader) {
+  /**
+   * Creates `path` and writes the header. An existing file is replaced only
+   * when it is empty or an asciicast recording, or with `overwrite`.
+   * @throws {SessionUsageError} for a relative path
+   * @throws {FileError} for a file that is not a recording (without
+   * `overwrite`), a directory, and system errors (permission denied, ...)
+   */
+  constructor(path: string, header: CastHeader, options: { overwrite?: boolean } = {}) {
+    checkRecordTarget(path, options.overwrite ?? false);
     this.path = path;
-    this.#fd = openSync(path, "w");
+    try {
+      this.#fd = openSync(path, "w");
+    } catch (error) {
+      throw fileErrorFrom(error, "record to", path);
+    }
     const head: Record<string, unknown> = {
       version: 2,
       width: header.cols,
@@ -70,5 +84,58 @@ export class CastRecorder {
 
   #line(value: unknown): void {
     writeSync(this.#fd, JSON.stringify(value) + "\n");
+  }
+}
+
+/** The first bytes of a file, enough for an asciicast header. */
+function head(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const bytes = new Uint8Array(4096);
+    return new TextDecoder().decode(bytes.subarray(0, readSync(fd, bytes)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether `text` starts with an asciicast header line (`{"version": 2 or 3, ...}`). */
+export function isAsciicast(text: string): boolean {
+  try {
+    const header = JSON.parse(text.split("\n", 1)[0]);
+    return typeof header === "object" && header !== null && [1, 2, 3].includes(header.version);
+  } catch {
+    return false; // Not JSON: not a recording.
+  }
+}
+
+/**
+ * Refuses a relative path, a directory, and an existing file that is not a
+ * recording (unless `overwrite`), before anything is started.
+ * @throws {SessionUsageError} for a relative path
+ * @throws {FileError} for the others
+ */
+export function checkRecordTarget(path: string, overwrite: boolean): void {
+  if (!isAbsolute(path)) {
+    throw new SessionUsageError(
+      `Cannot record to ${JSON.stringify(path)}: the path must be absolute ` +
+        `(the REPL and scripts resolve a relative one against their working directory)`,
+    );
+  }
+  let existing: ReturnType<typeof statSync> | undefined;
+  try {
+    existing = statSync(path, { throwIfNoEntry: false });
+    if (existing?.isDirectory()) {
+      throw new FileError("wrong-kind", `Cannot record to "${path}": it is a directory`);
+    }
+    if (existing === undefined || overwrite || existing.size === 0) return;
+    if (!existing.isFile() || !isAsciicast(head(path))) {
+      throw new FileError(
+        "wrong-kind",
+        `Cannot record to "${path}": the file exists and is not an asciicast recording; ` +
+          `choose another file, or ask to overwrite it (overwrite: true)`,
+      );
+    }
+  } catch (error) {
+    throw fileErrorFrom(error, "record to", path);
   }
 }

@@ -12,7 +12,7 @@ import { isKeyName } from "../terminal/keys.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
-import { CastRecorder } from "./recorder.ts";
+import { CastRecorder, checkRecordTarget } from "./recorder.ts";
 import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
 import { ShellState } from "./shell_state.ts";
 import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
@@ -34,8 +34,10 @@ export interface SessionOptions {
   cols?: number;
   rows?: number;
   scrollback?: number;
-  /** Record the session to this asciicast file from the start. */
+  /** Record the session to this asciicast file (an absolute path) from the start. */
   record?: string;
+  /** Replace `record` even when it exists and is not an asciicast recording. */
+  recordOverwrite?: boolean;
   /** The sandbox the program runs in (default: off). */
   sandbox?: SandboxSettings;
   /** Resource limits of the program, and `commandSeconds` for each command its shell runs. */
@@ -158,7 +160,7 @@ export class Session {
       if (this.#lines?.handle(osc) !== true) this.#shell.mark(osc, offset);
     });
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
-    if (options.record) this.record(options.record);
+    if (options.record) this.record(options.record, { overwrite: options.recordOverwrite });
   }
 
   /**
@@ -167,6 +169,7 @@ export class Session {
    * @throws {SpawnError} when the program or the working directory is missing
    */
   static async open(options: SessionOptions): Promise<Session> {
+    if (options.record) checkRecordTarget(options.record, options.recordOverwrite ?? false);
     const env = { ...runtime.env(), ...options.env };
     const cwd = options.cwd ?? runtime.cwd();
     const program = options.program ?? [defaultShell(env)];
@@ -378,19 +381,26 @@ export class Session {
     this.#recorder?.resize(cols, rows);
   }
 
-  /** Starts recording to an asciicast file (replacing a recording in progress), or stops with null. */
-  record(path: string | null): void {
-    this.#stopRecording?.();
-    this.#stopRecording = undefined;
-    this.#recorder?.close();
-    this.#recorder = undefined;
-    if (path === null) return;
+  /**
+   * Starts recording to an asciicast file (replacing a recording in
+   * progress), or stops with null. `path` must be absolute; an existing file
+   * that is not a recording is replaced only with `overwrite`.
+   */
+  record(path: string | null, options: { overwrite?: boolean } = {}): void {
+    if (path === null) {
+      this.#stopRecording?.();
+      this.#stopRecording = undefined;
+      this.#recorder?.close();
+      this.#recorder = undefined;
+      return;
+    }
     const recorder = new CastRecorder(path, {
       cols: this.terminal.cols,
       rows: this.terminal.rows,
       title: `termbridge session ${this.name}`,
       env: { SHELL: this.program[0], TERM: "xterm-256color" },
-    });
+    }, options);
+    this.record(null); // A refused file leaves the recording in progress alone.
     let offset = this.terminal.rawLog.totalBytes;
     this.#stopRecording = this.terminal.onChange(() => {
       recorder.output(this.terminal.rawLog.since(offset));
