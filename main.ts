@@ -83,6 +83,8 @@ async function main(args: string[]): Promise<number> {
   return await (await load())(rest);
 }
 
+// Each terminal holds a few descriptors: raise the soft limit to the hard one, as servers do.
+runtime.raiseFileLimit();
 const args = runtime.args();
 try {
   const code = await main(args);

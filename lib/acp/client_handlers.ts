@@ -13,6 +13,7 @@ import {
   SessionUsageError,
 } from "../sessions/errors.ts";
 import {
+  OpenFilesExhaustedError,
   SpawnError,
   TerminalDisposedError,
   TerminalError,
@@ -22,7 +23,7 @@ import { UnknownKeyError } from "../terminal/keys.ts";
 import { LimitError } from "../sandbox/mod.ts";
 import { PolicyDeniedError } from "../safety/guard.ts";
 import { ErrorCode } from "../jsonrpc/codes.ts";
-import { FileError, type FileProblem } from "../service/file_errors.ts";
+import { errnoOf, FileError, type FileProblem } from "../service/file_errors.ts";
 import { readTextFile, writeTextFile } from "../service/text_files.ts";
 import {
   InvalidRequestError,
@@ -45,6 +46,12 @@ const FILE_CODES: Record<FileProblem, number> = {
 /** termbridge's code for a command or file the policy refused ("Denied by policy"). */
 export const DENIED_BY_POLICY = ErrorCode.deniedByPolicy;
 
+/** A system error of running out of file descriptors (EMFILE, ENFILE) from anywhere. */
+function isOutOfDescriptors(error: unknown): boolean {
+  const errno = errnoOf(error);
+  return errno === "EMFILE" || errno === "ENFILE";
+}
+
 /** Maps the core's errors to JSON-RPC errors: the one place that chooses codes. */
 export function toRequestError(error: unknown): unknown {
   if (error instanceof acp.RequestError) return error;
@@ -59,6 +66,13 @@ export function toRequestError(error: unknown): unknown {
     return new acp.RequestError(FILE_CODES[error.problem], error.message, {
       problem: error.problem,
     });
+  }
+  if (error instanceof OpenFilesExhaustedError || isOutOfDescriptors(error)) {
+    const message = (error as Error).message;
+    return new acp.RequestError(
+      ErrorCode.tooManyOpenFiles,
+      /raise ulimit/.test(message) ? message : `${message} (raise ulimit -n)`,
+    );
   }
   if (error instanceof TerminalNotFoundError) {
     return new acp.RequestError(RESOURCE_NOT_FOUND, error.message);

@@ -8,6 +8,8 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { afterExit } from "./exit_drain.ts";
 import { BrokenPipeError } from "./errors.ts";
+import { fileLimit } from "./bun_libc.ts";
+import { isTooManyOpenFiles, TOO_MANY_OPEN_FILES, TooManyOpenFilesError } from "./file_limit.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { signalName } from "./signals.ts";
 import type {
@@ -40,17 +42,25 @@ function spawnPty(options: PtySpawnOptions): PtyProcess {
   let outputEnded!: () => void;
   const ended = new Promise<void>((resolve) => outputEnded = resolve);
   const argv = options.stdin === "null" ? [...STDIN_AT_EOF, ...options.argv] : options.argv;
-  const proc = Bun.spawn(argv, {
-    cwd: options.cwd,
-    env: options.env,
-    terminal: {
-      cols: options.cols,
-      rows: options.rows,
-      data: (_terminal, bytes) => options.onData(bytes),
-      // Called at end of output (EOF or EIO of the master), not at process exit.
-      exit: () => outputEnded(),
-    },
-  });
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    proc = Bun.spawn(argv, {
+      cwd: options.cwd,
+      env: options.env,
+      terminal: {
+        cols: options.cols,
+        rows: options.rows,
+        data: (_terminal, bytes) => options.onData(bytes),
+        // Called at end of output (EOF or EIO of the master), not at process exit.
+        exit: () => outputEnded(),
+      },
+    });
+  } catch (error) {
+    // Bun says only "Failed to open PTY" when out of descriptors: count them.
+    throw isTooManyOpenFiles(error, fileLimit())
+      ? new TooManyOpenFilesError(TOO_MANY_OPEN_FILES)
+      : error;
+  }
   const terminal = proc.terminal!;
   return {
     pid: proc.pid,
@@ -141,6 +151,7 @@ export const bunRuntime: Runtime = {
     return () => void process.off(signal, handler);
   },
   memoryRss: () => process.memoryUsage.rss(),
+  raiseFileLimit: () => fileLimit(true),
   async embeddedFile(name) {
     if (!Bun.isStandaloneExecutable) return null;
     const blob = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === name);

@@ -4,7 +4,14 @@
  */
 
 import { existsSync } from "node:fs";
-import { closeOnExec, openPtyMaster, setWindowSize } from "./deno_libc.ts";
+import {
+  closeOnExec,
+  fileLimit,
+  openPtyMaster,
+  raiseFileLimit,
+  setWindowSize,
+} from "./deno_libc.ts";
+import { isTooManyOpenFiles, TOO_MANY_OPEN_FILES, TooManyOpenFilesError } from "./file_limit.ts";
 import { PtyPoller } from "./deno_poller.ts";
 import { afterExit } from "./exit_drain.ts";
 import { BrokenPipeError } from "./errors.ts";
@@ -41,10 +48,23 @@ function toExitStatus(status: Deno.CommandStatus): ExitStatus {
   return { exitCode: status.code, signal: null };
 }
 
+/** A spawn failure for lack of file descriptors said as such; others unchanged. */
+function explainSpawnFailure(error: unknown): unknown {
+  return isTooManyOpenFiles(error, fileLimit())
+    ? new TooManyOpenFilesError(TOO_MANY_OPEN_FILES)
+    : error;
+}
+
 function spawnPty(options: PtySpawnOptions): PtyProcess {
   poller ??= new PtyPoller();
   const pty = poller;
-  const { fd, slavePath } = openPtyMaster();
+  let master: { fd: number; slavePath: string };
+  try {
+    master = openPtyMaster();
+  } catch (error) {
+    throw explainSpawnFailure(error);
+  }
+  const { fd, slavePath } = master;
   setWindowSize(fd, options.cols, options.rows);
   let child: Deno.ChildProcess;
   try {
@@ -61,7 +81,7 @@ function spawnPty(options: PtySpawnOptions): PtyProcess {
     }).spawn();
   } catch (error) {
     void pty.close(fd);
-    throw error;
+    throw explainSpawnFailure(error);
   }
   let outputEnded!: () => void;
   const ended = new Promise<void>((resolve) => outputEnded = resolve);
@@ -153,6 +173,7 @@ export const denoRuntime: Runtime = {
     return () => Deno.removeSignalListener(signal, handler);
   },
   memoryRss: () => Deno.memoryUsage().rss,
+  raiseFileLimit,
   // A `deno compile` binary reads its files from the real paths it was built from.
   embeddedFile: () => Promise.resolve(null),
   selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],

@@ -3,6 +3,8 @@
  * @module
  */
 
+import { type FileLimit, RLIMIT_NOFILE, rlimitStruct } from "./file_limit.ts";
+
 const O_RDWR = 0x2;
 const O_NOCTTY = 0x100;
 const O_NONBLOCK = 0x800;
@@ -36,6 +38,8 @@ const SYMBOLS = {
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   __errno_location: { parameters: [], result: "pointer" },
+  getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
+  setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
 } as const;
 
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
@@ -73,6 +77,29 @@ export function openPtyMaster(): { fd: number; slavePath: string } {
   }
   const slavePath = new TextDecoder().decode(name.subarray(0, name.indexOf(0)));
   return { fd, slavePath };
+}
+
+/**
+ * Raises the soft open-files limit to the hard one (as servers do at
+ * start-up); returns the limits in force afterwards, or undefined if libc
+ * refused.
+ */
+export function raiseFileLimit(): FileLimit | undefined {
+  return fileLimit(true);
+}
+
+/** The open-files limits (raising the soft one to the hard one first when `raise`). */
+export function fileLimit(raise = false): FileLimit | undefined {
+  const c = loadLibc();
+  const limits = rlimitStruct.create();
+  const bytes = new Uint8Array(limits.buffer);
+  if (c.getrlimit(RLIMIT_NOFILE, bytes) !== 0) return undefined;
+  if (raise && limits[0] < limits[1]) {
+    limits[0] = limits[1];
+    c.setrlimit(RLIMIT_NOFILE, bytes);
+    c.getrlimit(RLIMIT_NOFILE, bytes);
+  }
+  return rlimitStruct.read(limits);
 }
 
 /** Sets the window size of a terminal fd. */

@@ -12,3 +12,4 @@ export const runtime: Runtime = "Deno" in globalThis
 
 export type * from "./types.ts";
 export { BrokenPipeError } from "./errors.ts";
+export { TooManyOpenFilesError } from "./file_limit.ts";

@@ -6,6 +6,10 @@
  * @module
  */
 
+import type { FileLimit } from "./file_limit.ts";
+
+export type { FileLimit };
+
 /** How a process ended: a normal exit has a code, a signal death has a signal name. */
 export interface ExitStatus {
   /** The exit code, or `null` when the process was killed by a signal. */
@@ -121,6 +125,11 @@ export interface Runtime {
   onSignal(signal: ShutdownSignal, handler: () => void): () => void;
   /** Resident set size of this process in bytes. */
   memoryRss(): number;
+  /**
+   * Raises the soft open-files limit to the hard one, as servers do at
+   * start-up; returns the limits in force, or undefined when they cannot be read.
+   */
+  raiseFileLimit(): FileLimit | undefined;
   /**
    * A file embedded in the compiled executable (`bun build --compile` with the
    * file as an extra entry point), by its file name; null when not running as

@@ -14,6 +14,9 @@ export class TerminalError extends Error {
 /** A program could not be started (not found, not executable, bad working directory). */
 export class SpawnError extends TerminalError {}
 
+/** termbridge has as many files open as `ulimit -n` allows: no terminal can be started now. */
+export class OpenFilesExhaustedError extends TerminalError {}
+
 /** An operation needs a live terminal but this one was disposed (or its program ended). */
 export class TerminalDisposedError extends TerminalError {
   constructor(detail?: string) {

@@ -5,9 +5,19 @@
  */
 
 import { basename } from "node:path";
-import { type ExitStatus, type PtyProcess, runtime } from "../runtime/mod.ts";
+import {
+  type ExitStatus,
+  type PtyProcess,
+  runtime,
+  TooManyOpenFilesError,
+} from "../runtime/mod.ts";
 import { Emulator, type TerminalModes } from "./emulator.ts";
-import { SpawnError, TerminalDisposedError, WaitTimeoutError } from "./errors.ts";
+import {
+  OpenFilesExhaustedError,
+  SpawnError,
+  TerminalDisposedError,
+  WaitTimeoutError,
+} from "./errors.ts";
 import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
 import { containment, type TerminalCgroup } from "../sandbox/containment.ts";
@@ -146,6 +156,11 @@ export class Terminal {
     } catch (error) {
       this.#emulator?.dispose();
       this.#cgroup?.remove();
+      if (error instanceof TooManyOpenFilesError) {
+        throw new OpenFilesExhaustedError(
+          `Cannot start ${JSON.stringify(program)}: ${error.message}`,
+        );
+      }
       // E2BIG (arguments too long), EAGAIN (no processes left)...: the request, not a bug.
       throw new SpawnError(`Cannot start ${JSON.stringify(program)}: ${(error as Error).message}`);
     }
