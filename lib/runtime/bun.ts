@@ -100,22 +100,40 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
   };
 }
 
-// A failed write is reported to its caller (below); without a listener the
-// stream's "error" event would also be printed as an uncaught error.
-for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+// Node's process.stdout and process.stderr are costly to make in Bun (a third
+// of a short-lived command's start-up): termbridge writes through Bun's own
+// file sinks, and only a mode that uses the streams itself (readline, resize
+// events) makes them.
+let streamsGuarded = false;
 
-/** How a write fails once the reader is gone: EPIPE first, a destroyed stream after that. */
+/**
+ * Before a mode uses process.stdout or process.stderr itself: a failed write
+ * there is reported to its caller; without a listener the stream's "error"
+ * event would also be printed as an uncaught error.
+ */
+function guardStreams(): void {
+  if (streamsGuarded) return;
+  streamsGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+}
+
+/** How a write fails once the reader is gone. */
 const BROKEN_PIPE_CODES = new Set(["EPIPE", "ERR_STREAM_DESTROYED"]);
 
-function writeTo(stream: NodeJS.WriteStream, data: Uint8Array | string): Promise<void> {
-  const name = stream === process.stdout ? "stdout" : "stderr";
-  const failure = (error: Error) =>
-    BROKEN_PIPE_CODES.has((error as { code?: string }).code ?? "")
-      ? new BrokenPipeError(name)
-      : error;
-  return new Promise((resolve, reject) =>
-    stream.write(data, (error) => error ? reject(failure(error)) : resolve())
-  );
+/** Incremental writers of fd 1 and 2 (they append, and report EPIPE), made on first use. */
+const sinks: Partial<Record<"stdout" | "stderr", ReturnType<typeof Bun.stdout.writer>>> = {};
+
+async function writeTo(name: "stdout" | "stderr", data: Uint8Array | string): Promise<void> {
+  try {
+    const sink = sinks[name] ??= (name === "stdout" ? Bun.stdout : Bun.stderr).writer();
+    if (data.length > 0) sink.write(data);
+    await sink.flush();
+  } catch (error) {
+    if (BROKEN_PIPE_CODES.has((error as { code?: string }).code ?? "")) {
+      throw new BrokenPipeError(name);
+    }
+    throw error;
+  }
 }
 
 /** Runtime abilities backed by Bun. */
@@ -138,11 +156,15 @@ export const bunRuntime: Runtime = {
     }
   },
   stdin: () => Bun.stdin.stream() as ReadableStream<Uint8Array>,
-  writeStdout: orderedWriter((data) => writeTo(process.stdout, data)),
-  writeStderr: orderedWriter((data) => writeTo(process.stderr, data)),
-  isTerminal: (stream) => isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]),
+  writeStdout: orderedWriter((data) => writeTo("stdout", data)),
+  writeStderr: orderedWriter((data) => writeTo("stderr", data)),
+  isTerminal(stream) {
+    guardStreams(); // Asked by the modes that go on to use the streams themselves.
+    return isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]);
+  },
   setRawMode: (enabled) => void process.stdin.setRawMode(enabled),
   consoleSize() {
+    guardStreams();
     const { columns, rows } = process.stdout;
     return columns && rows ? { cols: columns, rows } : null;
   },
