@@ -96,7 +96,8 @@ check: deps
 fmt: deps
 	$(DENO) fmt
 
-## build: the standalone executable dist/termbridge (bun build --compile works offline),
+## build: the standalone executable dist/termbridge (bun build --compile works offline; code
+## splitting keeps the modes a command does not run out of its start-up),
 ## rebuilt only when one of its sources changed.
 build: dist/termbridge
 
@@ -104,7 +105,7 @@ build: dist/termbridge
 WASM    := node_modules/web-tree-sitter/tree-sitter.wasm node_modules/tree-sitter-bash/tree-sitter-bash.wasm
 
 dist/termbridge: node_modules/.installed $(SOURCES)
-	$(BUN) build --compile --minify --bytecode --format=esm --sourcemap --asset-naming='[name].[ext]' \
+	$(BUN) build --compile --splitting --minify --bytecode --format=esm --sourcemap --asset-naming='[name].[ext]' \
 	  main.ts $(WASM) --outfile dist/termbridge
 
 ## build-deno: a Deno-compiled executable; needs network access (deno compile downloads its runtime).
