@@ -26,6 +26,8 @@ export interface ReachOptions {
   start: boolean;
   /** Called with a line for the user (a lost server, a new one started). */
   notice: (line: string) => void;
+  /** Wait for the hello's answer (default), or return once connected (RpcClient reads it). */
+  awaitReply?: boolean;
 }
 
 function isGone(error: unknown): error is Error & { code: string } {
@@ -39,10 +41,14 @@ function isReset(error: unknown): boolean {
 }
 
 /** Connects, trying again a few times when the connection is reset before the hello's answer. */
-async function connectOnce(path: string, hello: Hello): Promise<Connection> {
+async function connectOnce(
+  path: string,
+  hello: Hello,
+  awaitReply: boolean | undefined,
+): Promise<Connection> {
   for (let attempt = 1;; attempt++) {
     try {
-      return await openConnection(path, hello);
+      return await openConnection(path, hello, { awaitReply });
     } catch (error) {
       if (!isReset(error) || attempt === 5) throw error;
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
@@ -60,7 +66,7 @@ export async function reachServer(hello: Hello, options: ReachOptions): Promise<
   const { path } = options;
   checkSocketOwner(path);
   try {
-    return await connectOnce(path, hello);
+    return await connectOnce(path, hello, options.awaitReply);
   } catch (error) {
     if (!isGone(error)) throw error;
     const stale = error.code === "ECONNREFUSED";
@@ -78,7 +84,7 @@ export async function reachServer(hello: Hello, options: ReachOptions): Promise<
   }
   await startServer(path, options.env);
   if (runtime.isTerminal("stderr")) options.notice(`termbridge: started a server on ${path}`);
-  return await connectOnce(path, hello);
+  return await connectOnce(path, hello, options.awaitReply);
 }
 
 function removeStale(path: string): void {

@@ -19,10 +19,14 @@ export class ServerRequestError extends TerminalError {
 /** The server cannot be reached, or it refused the connection. */
 export class ServerUnavailableError extends TerminalError {}
 
-/** An open connection: the server's hello reply and the socket, with bytes read past the reply. */
+/**
+ * An open connection: the server's hello reply and the socket, with bytes
+ * read past the reply. `reply` is null when the caller did not wait for it
+ * (it is then the first line the socket reads).
+ */
 export interface Connection {
   socket: Socket;
-  reply: HelloReply & { ok: true };
+  reply: (HelloReply & { ok: true }) | null;
   rest: Uint8Array;
 }
 
@@ -31,9 +35,24 @@ export interface Connection {
  * @throws {ServerUnavailableError} when nothing listens there or the server refuses
  * @throws {Error} with `code` ENOENT or ECONNREFUSED when the socket is missing or stale
  */
-export function openConnection(path: string, hello: Hello): Promise<Connection> {
+export function openConnection(
+  path: string,
+  hello: Hello,
+  options: { awaitReply?: boolean } = {},
+): Promise<Connection> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);
+    if (options.awaitReply === false) {
+      // Saves a round trip: requests follow the hello at once, the reply is read with their answers.
+      socket.once("error", reject);
+      socket.once("connect", () => {
+        socket.off("error", reject);
+        socket.pause();
+        resolve({ socket, reply: null, rest: new Uint8Array(0) });
+      });
+      socket.write(JSON.stringify(hello) + "\n");
+      return;
+    }
     let buffered = new Uint8Array(0);
     const onData = (chunk: Uint8Array) => {
       const joined = new Uint8Array(buffered.length + chunk.length);
@@ -79,9 +98,17 @@ export class RpcClient {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed: Error | undefined;
+  /** Whether the next line is the server's answer to the hello. */
+  #helloPending: boolean;
+
+  /** Whether the server has answered the hello (a request may have reached it). */
+  get greeted(): boolean {
+    return !this.#helloPending;
+  }
 
   constructor(connection: Connection) {
     this.#socket = connection.socket;
+    this.#helloPending = connection.reply === null;
     const onLine = lineSplitter((line) => this.#receive(line));
     this.#socket.on("data", onLine);
     this.#socket.on("close", () => this.#fail("the server closed the connection"));
@@ -117,6 +144,20 @@ export class RpcClient {
   }
 
   #receive(line: string): void {
+    if (this.#helloPending) {
+      this.#helloPending = false;
+      let reply: HelloReply | undefined;
+      try {
+        reply = JSON.parse(line);
+      } catch {
+        // Not JSON: said below.
+      }
+      if (reply?.ok !== true) {
+        this.#fail(reply?.ok === false ? reply.error : "not a termbridge server", false);
+        this.close();
+      }
+      return;
+    }
     let message: {
       id?: number;
       result?: unknown;
@@ -139,8 +180,8 @@ export class RpcClient {
     }
   }
 
-  #fail(why: string): void {
-    this.#closed ??= new ServerUnavailableError(`Cannot reach the server: ${why}`);
+  #fail(why: string, explain = true): void {
+    this.#closed ??= new ServerUnavailableError(explain ? `Cannot reach the server: ${why}` : why);
     for (const pending of this.#pending.values()) pending.reject(this.#closed);
     this.#pending.clear();
   }

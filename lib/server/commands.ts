@@ -12,7 +12,12 @@ import { UsageError } from "../cli/usage.ts";
 import { quoteWord } from "../console/tokenize.ts";
 import { runtime } from "../runtime/mod.ts";
 import { reachServer } from "./autostart.ts";
-import { type Connection, RpcClient, ServerRequestError } from "./client.ts";
+import {
+  type Connection,
+  RpcClient,
+  ServerRequestError,
+  ServerUnavailableError,
+} from "./client.ts";
 import {
   type CommandArgs,
   type OptionKind,
@@ -253,6 +258,7 @@ export function connectTo(path: string, kind: "rpc", start = true): Promise<Conn
     env: runtime.env(),
     start,
     notice: (line) => void runtime.writeStderr(line + "\n"),
+    awaitReply: false,
   });
 }
 
@@ -268,14 +274,19 @@ export async function subcommandMain(name: string, argv: string[]): Promise<numb
     await runtime.writeStdout(subcommandHelp(name));
     return EXIT.ok;
   }
-  const rpc = new RpcClient(await connectTo(chosenSocket(args), "rpc"));
-  try {
-    return await command.run({ name, args, rpc, json: args.options.json === true });
-  } catch (error) {
-    if (!(error instanceof ServerRequestError)) throw error;
-    await runtime.writeStderr(`termbridge: ${error.message}\n`);
-    return error.code === -32602 ? EXIT.usage : EXIT.failure;
-  } finally {
-    rpc.close();
+  for (let attempt = 1;; attempt++) {
+    const rpc = new RpcClient(await connectTo(chosenSocket(args), "rpc"));
+    try {
+      return await command.run({ name, args, rpc, json: args.options.json === true });
+    } catch (error) {
+      // A server that was dying as we connected (killed a moment ago) never said hello:
+      // nothing was done; the next try finds its socket stale and starts a new one.
+      if (error instanceof ServerUnavailableError && !rpc.greeted && attempt < 3) continue;
+      if (!(error instanceof ServerRequestError)) throw error;
+      await runtime.writeStderr(`termbridge: ${error.message}\n`);
+      return error.code === -32602 ? EXIT.usage : EXIT.failure;
+    } finally {
+      rpc.close();
+    }
   }
 }

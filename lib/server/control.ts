@@ -45,7 +45,7 @@ export async function killServerMain(argv: string[]): Promise<number> {
     await runtime.writeStderr(`termbridge: no server is running on ${path}\n`);
     return 1;
   }
-  const pid = connection.reply.pid;
+  const pid = connection.reply!.pid; // Waited for: the default.
   const rpc = new RpcClient(connection);
   // The server may close the connection before its answer leaves: stopping is what was asked.
   await rpc.request(SERVER_METHODS.stop).catch(() => {});
