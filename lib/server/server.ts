@@ -11,11 +11,17 @@ import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import process from "node:process";
 import { parseModeArgs } from "../cli/args.ts";
+import {
+  ANSWER_OPTIONS,
+  answerHelp,
+  SAFETY_HELP,
+  SAFETY_OPTIONS,
+  sessionDefaults,
+  startSafety,
+} from "../cli/safety_options.ts";
 import { VERSION } from "../cli/usage.ts";
-import { loadConfig } from "../config/config.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
-import { containmentOptions } from "../sandbox/mod.ts";
 import { serveAttach } from "./attach_host.ts";
 import { serveMcp } from "./mcp_host.ts";
 import { prepareSocketDir, socketPath } from "./paths.ts";
@@ -41,10 +47,12 @@ Stopping it (termbridge kill-server, SIGTERM, SIGHUP, SIGINT) kills every
 session's processes and removes the socket.
 
 Options:
-  -L, --name NAME   the server's name (default "default")
-  --socket PATH     the server's socket path
-  --exit-empty      stop once the last session is closed
-  -h, --help        show this help
+  -L, --name NAME        the server's name (default "default")
+  --socket PATH          the server's socket path
+  --exit-empty           stop once the last session is closed
+${SAFETY_HELP}
+${answerHelp("refused: the server has nobody to ask")}
+  -h, --help             show this help
 `;
 
 /** The server's sessions; tells the server when one closes (for --exit-empty). */
@@ -66,6 +74,8 @@ export async function serverMain(args: string[]): Promise<number> {
     name: { type: "string", short: "L" },
     socket: { type: "string" },
     "exit-empty": { type: "boolean" },
+    ...SAFETY_OPTIONS,
+    ...ANSWER_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -78,17 +88,10 @@ export async function serverMain(args: string[]): Promise<number> {
   if (await probeSocket(path) === "alive") {
     throw new Error(`Cannot start a server on ${path}: one is running there already`);
   }
-  // Started by a command, the server runs in "/": the user's own configuration file applies.
-  const { config, warnings } = loadConfig({ cwd: runtime.cwd(), env });
-  warnings.forEach((warning) => log(warning));
-  const sessions = new ServerSessions({
-    ...containmentOptions(config),
-    program: config.shell,
-    cols: config.cols,
-    rows: config.rows,
-    scrollback: config.scrollback,
-    env: config.env,
-  });
+  // Started by a command, the server runs in "/": the user's own configuration file applies,
+  // with its policy, limits and audit log, as in every mode. Its warnings go to the log.
+  const safety = await startSafety("server", values);
+  const sessions = new ServerSessions(sessionDefaults(safety));
   const stopping = new AbortController();
   const stop = () => stopping.abort();
   if (values["exit-empty"]) sessions.onClosed = () => sessions.list().length === 0 && stop();
@@ -121,6 +124,7 @@ export async function serverMain(args: string[]): Promise<number> {
     removeSocket(path);
     await sessions.closeAll();
     for (const socket of clients) socket.destroy();
+    safety.close();
     log("stopped: every session closed");
   }
   return 0;

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { chmodSync, chownSync, existsSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -115,6 +123,29 @@ describe("session server", () => {
       assert.deepEqual(
         JSON.parse(await world.ok(["ls", "--json"])).sessions.map((s: { name: string }) => s.name),
         ["b"],
+      );
+    }));
+
+  it("the policy applies to the commands: a denied program never runs, and the audit log says so", () =>
+    inWorld("source", async (world) => {
+      mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
+      writeFileSync(
+        join(world.dir, "config", "termbridge", "termbridge.jsonc"),
+        '{ "policy": { "deny": ["touch"] } }',
+      );
+      await world.ok(["new", "p"]);
+      const denied = await world.tb(["exec", "p", `touch ${world.dir}/ran-exec`]);
+      assert.equal(denied.code, 1);
+      assert.match(denied.stderr, /Denied by policy: deny rule "touch"/);
+      await world.ok(["type", "p", `sh -c 'touch ${world.dir}/ran-typed'\n`]);
+      await world.ok(["wait", "p", "text", "Denied by policy"]);
+      assert.equal(await world.ok(["exec", "p", "echo allowed"]), "allowed\n");
+      assert.equal(existsSync(join(world.dir, "ran-exec")), false);
+      assert.equal(existsSync(join(world.dir, "ran-typed")), false);
+      const audit = readFileSync(join(world.dir, "state", "termbridge", "audit.jsonl"), "utf8")
+        .trim().split("\n").map((line) => JSON.parse(line));
+      assert.ok(
+        audit.some((e) => e.mode === "server" && e.session === "p" && e.decision === "deny"),
       );
     }));
 
