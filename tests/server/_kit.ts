@@ -7,7 +7,7 @@
  * @module
  */
 
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,7 +55,11 @@ export class World {
       SHELL: "bash",
       NO_COLOR: "1",
       TERMBRIDGE_SOCKET: "",
+      // The server started first keeps its environment: its sessions' files go here, not in
+      // a client's temporary directory that is removed when that client ends.
+      TMPDIR: join(this.dir, "tmp"),
     };
+    mkdirSync(this.env.TMPDIR);
   }
 
   /** The default server's socket in this world. */
