@@ -92,6 +92,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Working directory of termbridge itself (default: the repository). */
   cwd?: string;
+  /** What the client says it supports, e.g. `{ elicitation: {} }` (default: nothing). */
+  capabilities?: Record<string, unknown>;
 }
 
 /** One `termbridge mcp` process and the SDK client connected to it; always `close()` it. */
@@ -118,7 +120,9 @@ export class McpProcess {
     this.transport.stderr?.on("data", (chunk: Uint8Array) => {
       this.#stderr += new TextDecoder().decode(chunk);
     });
-    this.client = new Client({ name: "termbridge-tests", version: "1.0.0" });
+    this.client = new Client({ name: "termbridge-tests", version: "1.0.0" }, {
+      capabilities: options.capabilities ?? {},
+    });
     this.client.onerror = (error) => this.protocolErrors.push(error);
   }
 
