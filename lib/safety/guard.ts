@@ -240,12 +240,18 @@ export class Guard {
   }
 
   /**
-   * Checks a file write of `bytes` bytes against the `write` globs; records
-   * it before the write happens.
+   * Checks a file write of `bytes` bytes against the `write` globs and, when
+   * a sandbox is on, its writable directories (`writeRoots`, resolved paths);
+   * records it before the write happens.
    * @returns the path to write: normalised, symlinks resolved
    * @throws {PolicyDeniedError} when no glob allows it (recorded)
    */
-  checkWrite(path: string, bytes: number, context: PolicyContext, actor: Actor): string {
+  checkWrite(
+    path: string,
+    bytes: number,
+    context: PolicyContext & { writeRoots?: string[] | null },
+    actor: Actor,
+  ): string {
     return this.#checkPath("write", path, context, actor, bytes);
   }
 
@@ -262,25 +268,29 @@ export class Guard {
   #checkPath(
     kind: "read" | "write",
     path: string,
-    context: PolicyContext,
+    context: PolicyContext & { writeRoots?: string[] | null },
     actor: Actor,
     bytes?: number,
   ): string {
-    if (this.policy === null) {
-      if (kind === "write") {
-        this.audit.record(actor, {
-          event: "write",
-          path,
-          bytes: bytes ?? null,
-          decision: "allow",
-          rule: null,
-        });
-      }
-      return path;
-    }
-    const verdict: PathVerdict = kind === "read"
+    let verdict: PathVerdict = this.policy === null
+      ? { decision: "allow", path, rule: null, reason: "no policy" }
+      : kind === "read"
       ? this.policy.checkRead(path, context)
       : this.policy.checkWrite(path, context);
+    const roots = kind === "write" ? context.writeRoots ?? null : null;
+    if (
+      verdict.decision === "allow" && roots !== null &&
+      !roots.some((root) => verdict.path === root || verdict.path.startsWith(`${root}/`))
+    ) {
+      verdict = {
+        ...verdict,
+        decision: "deny",
+        rule: null,
+        reason: `the sandbox makes only ${
+          roots.map((r) => `"${r}"`).join(", ") || "nothing"
+        } writable`,
+      };
+    }
     if (verdict.decision === "deny" || kind === "write") {
       this.audit.record(actor, {
         event: kind,

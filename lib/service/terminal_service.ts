@@ -20,6 +20,7 @@ import {
   sandboxPrefix,
   type SandboxSettings,
   TerminalBudget,
+  writeRoots,
 } from "../sandbox/mod.ts";
 
 /** The request did not make sense (bad cwd, env name, limit): the caller must change it. */
@@ -141,6 +142,7 @@ export class TerminalService {
       actor: this.guard.actor({ session: sessionId }),
       cwd: this.#options.cwd,
       env: this.#options.env,
+      writeRoots: writeRoots(this.#options.sandbox, this.#options.cwd),
     };
   }
 

@@ -21,6 +21,8 @@ export interface FileAccess {
   actor: Actor;
   cwd: string;
   env: Record<string, string>;
+  /** The sandbox's writable directories, or null when no sandbox restricts writes. */
+  writeRoots?: string[] | null;
 }
 
 /** Largest answer of a read by default, in bytes (16 MiB, the output ceiling of a terminal). */

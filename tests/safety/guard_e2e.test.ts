@@ -230,6 +230,50 @@ describe("guard", () => {
     }
   });
 
+  it("guard: fs/write_text_file obeys the sandbox's writable directories as well as the globs", async () => {
+    const { dir, env } = workspace({ sandbox: { mode: "read-only" } });
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      const inside = join(dir, "inside.txt");
+      const answer = await serve.request("fs/write_text_file", {
+        sessionId: S,
+        path: inside,
+        content: "x",
+      });
+      const error = answer.error as { code: number; data: { message: string } };
+      assert.equal(error?.code, -32003, JSON.stringify(answer));
+      assert.match(error.data.message, /the sandbox makes only nothing writable/);
+      assert.equal(existsSync(inside), false);
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+    const open = workspace({});
+    const again = new Serve([], { cwd: open.dir, env: open.env });
+    try {
+      const inside = join(open.dir, "inside.txt");
+      const answer = await again.request("fs/write_text_file", {
+        sessionId: S,
+        path: inside,
+        content: "x",
+      });
+      assert.deepEqual(answer.result, {}, JSON.stringify(answer));
+      // Outside ${cwd}/** and /tmp/** (the default write globs), and `..` cannot climb out.
+      const outsidePath = `/var/tmp/termbridge-guard-${process.pid}.txt`;
+      const outside = await again.request("fs/write_text_file", {
+        sessionId: S,
+        path: join(open.dir, "..", "..", outsidePath),
+        content: "x",
+      });
+      assert.equal((outside.error as { code: number })?.code, -32003, JSON.stringify(outside));
+      assert.equal(existsSync(outsidePath), false);
+      assert.equal(existsSync(inside), true);
+    } finally {
+      await again.close();
+      removeDir(open.dir);
+    }
+  });
+
   it("guard: an invalid termbridge.jsonc stops every mode with exit 2 and file:line:col", () => {
     const dir = tempDir("termbridge-guard-bad-");
     try {
