@@ -44,11 +44,12 @@ export interface CommandCheck {
   /** The shell's aliases, for lines typed into a shell. */
   aliases?: Record<string, string>;
   /**
-   * The same line was approved moments ago when it was sent (a session's
-   * exec, then checked again by the shell's hook): an "ask" is not asked
-   * twice; a "deny" still refuses.
+   * The rule whose "ask" was approved moments ago for this same line when it
+   * was sent (a session's exec, then checked again by the shell's hook): an
+   * "ask" by that same rule is not asked twice; any other "ask" is, and a
+   * "deny" still refuses.
    */
-  preApproved?: boolean;
+  preApproved?: RuleMatch;
 }
 
 /** What a typed line gets: run it, or not and why (for the shell to show). */
@@ -81,6 +82,10 @@ function ruleWords(rule: RuleMatch, decision: string): string {
 }
 
 const RANK = { allow: 0, ask: 1, deny: 2 } as const;
+
+function sameRule(a: RuleMatch | undefined, b: RuleMatch): boolean {
+  return a !== undefined && a.list === b.list && a.pattern === b.pattern;
+}
 
 /**
  * A session's program (a shell reading what is typed) is judged by its own
@@ -186,7 +191,7 @@ export class Guard {
         subject,
       );
     }
-    const approval = check.preApproved
+    const approval = sameRule(check.preApproved, verdict.rule)
       ? { approved: true, by: "approved when it was sent" }
       : await this.#approver({ kind: "command", subject, verdict, actor }, signal);
     this.audit.record(actor, {
@@ -217,7 +222,7 @@ export class Guard {
       cwd: string;
       env: Record<string, string>;
       aliases?: Record<string, string>;
-      preApproved?: boolean;
+      preApproved?: RuleMatch;
     },
     actor: Actor,
   ): Promise<TypedLineAnswer> {

@@ -7,6 +7,7 @@
 
 import { basename, dirname } from "node:path";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
+import type { RuleMatch } from "../policy/types.ts";
 import { Guard } from "../safety/guard.ts";
 import { isKeyName } from "../terminal/keys.ts";
 import { resolveProgram } from "../terminal/launch.ts";
@@ -184,7 +185,7 @@ export class Session {
           cwd: typed.cwd,
           env: { ...env, PATH: typed.path },
           aliases: typed.aliases,
-          preApproved: opened !== undefined && opened.#takeApproval(typed.line),
+          preApproved: opened?.takeApproval(typed.line),
         }, actor));
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
@@ -444,19 +445,23 @@ export class Session {
    */
   async #check(origin: "exec" | "input", line: string): Promise<void> {
     this.#approved = null;
-    await this.#guard.checkCommand(
+    const verdict = await this.#guard.checkCommand(
       { origin, line, cwd: this.#shell.cwd, env: this.#env },
       this.#guard.actor({ session: this.name }),
     );
-    this.#approved = line;
+    if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };
   }
 
-  /** The line just approved when sent, if `line` is it: an approval is used once. */
-  #approved: string | null = null;
+  /** The line whose "ask" was just approved when it was sent, and by which rule. */
+  #approved: { line: string; rule: RuleMatch } | null = null;
 
-  #takeApproval(line: string): boolean {
-    const approved = this.#approved === line;
-    if (approved) this.#approved = null;
+  /**
+   * The rule whose "ask" was approved when `line` was sent, for the shell's
+   * check of the same line; used once.
+   */
+  takeApproval(line: string): RuleMatch | undefined {
+    const approved = this.#approved?.line === line ? this.#approved.rule : undefined;
+    this.#approved = null;
     return approved;
   }
 

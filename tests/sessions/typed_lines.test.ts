@@ -281,4 +281,25 @@ describe("sessions: typed lines through the guard", () => {
       assert.equal(existsSync(join(kit.home, "m10")), false);
     });
   });
+
+  it("an approval of exec covers only what was asked: an alias revealing another ask rule asks again", async () => {
+    await withSessions(async (kit) => {
+      const asked: string[] = [];
+      const guard = new Guard({
+        mode: "cli",
+        policy: createPolicy({ ask: ["printf", "git push"] }),
+        approver: (request) => {
+          asked.push(request.subject);
+          return Promise.resolve({ approved: request.subject.startsWith("printf"), by: "test" });
+        },
+        audit: { enabled: false, record() {} },
+      });
+      const session = await kit.open("aliased", { program: ["bash"], guard });
+      await session.exec("alias harmless='git push'", TIMEOUT_MS);
+      // Sent by exec, "harmless" matches no rule; in the shell it is "git push", which asks.
+      const result = await session.exec("harmless --dry-run", TIMEOUT_MS);
+      assert.equal(result.exitCode, 126, result.output);
+      assert.deepEqual(asked, ["harmless --dry-run"]);
+    });
+  });
 });
