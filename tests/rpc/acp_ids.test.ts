@@ -25,4 +25,25 @@ describe("acp ids", () => {
       rmSync(cwd, { recursive: true, force: true });
     }
   });
+
+  it("acp: config maxReadBytes bounds the agent's reads (-32015)", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "tb-acp-ids-"));
+    try {
+      writeFileSync(join(cwd, "notes.txt"), "hello\n");
+      const config = join(cwd, "small.jsonc");
+      writeFileSync(config, `{ "maxReadBytes": 3 }`);
+      const agent = scriptArgv(new URL("./raw_id_agent.ts", import.meta.url).pathname);
+      const run = await runAcp(agent, {
+        cwd,
+        prompts: ["go"],
+        json: false,
+        flags: ["--yes", "--config", config],
+      });
+      assert.equal(run.status.exitCode, 0, run.stderr);
+      assert.match(run.stdout, /ID-ECHO: 18446744073709551616 CONTENT: \{"code":-32015,/);
+      assert.match(run.stdout, /6 bytes, more than the 3 allowed/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
 });
