@@ -173,20 +173,27 @@ const resize = defineCommand<{ cols: number; rows: number }>({
   },
 });
 
-const record = defineCommand<string | null>({
+const record = defineCommand<{ path: string | null; overwrite: boolean }>({
   name: "record",
   aliases: [],
-  usage: "record FILE|stop",
+  usage: "record [--overwrite] FILE|stop",
   summary: "record the session to an asciicast file, or stop recording",
   help: `Starts recording the current session to FILE (asciicast v2, playable with
-"asciinema play"), replacing a recording in progress; "record stop" stops.`,
+"asciinema play"), replacing a recording in progress; "record stop" stops.
+A relative FILE is taken from the working directory. An existing FILE is
+replaced only when it is empty or a recording, or with --overwrite.`,
+  spec: { options: { overwrite: "flag" } },
   parse({ words }) {
-    if (words.length !== 1) throw new CommandError(`Cannot run "record": give a FILE, or "stop"`);
-    return words[0] === "stop" ? null : words[0];
+    const { options, positionals } = parseArgs("record", words, this.spec!);
+    if (positionals.length !== 1) {
+      throw new CommandError(`Cannot run "record": give a FILE, or "stop"`);
+    }
+    const [target] = positionals;
+    return { path: target === "stop" ? null : target, overwrite: options.overwrite === true };
   },
-  run(ctx, path) {
+  run(ctx, { path, overwrite }) {
     const session = ctx.session();
-    session.record(path === null ? null : ctx.path(path));
+    session.record(path === null ? null : ctx.path(path), { overwrite });
     return { note: path === null ? "Recording stopped" : `Recording to ${ctx.path(path)}` };
   },
 });

@@ -132,7 +132,7 @@ export function checkRecordTarget(path: string, overwrite: boolean): void {
       throw new FileError(
         "wrong-kind",
         `Cannot record to "${path}": the file exists and is not an asciicast recording; ` +
-          `choose another file, or ask to overwrite it (overwrite: true)`,
+          `choose another file, or ask to overwrite it (serve: overwrite: true; repl, run: record --overwrite)`,
       );
     }
   } catch (error) {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inTempDir, termbridge } from "../script/_cli.ts";
 import { RawRpc, request } from "./_kit.ts";
 
 /** Runs `body` with a serve process and a temporary directory, both always cleaned up. */
@@ -74,6 +75,30 @@ describe("serve recording", () => {
         request("3", "sessions/open", { name: "a", record: notes, recordOverwrite: true }),
       );
       assert.equal((await rpc.answer("3")).result.recording, notes);
+    });
+  });
+});
+
+describe("run recording", () => {
+  it("run: record keeps a file that is not a recording; record --overwrite replaces it; a relative FILE is the script's", async () => {
+    await inTempDir(async (dir) => {
+      writeFileSync(join(dir, "notes.txt"), "precious\n");
+      const refused = await termbridge(["run", "-"], {
+        cwd: dir,
+        stdin: "open\nrecord notes.txt\n",
+      });
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr + refused.stdout, /not an asciicast recording.*--overwrite/s);
+      assert.equal(readFileSync(join(dir, "notes.txt"), "utf8"), "precious\n");
+      const replaced = await termbridge(["run", "-"], {
+        cwd: dir,
+        stdin: "open\nrecord --overwrite notes.txt\nexec echo hi\nrecord stop\n",
+      });
+      assert.equal(replaced.code, 0, replaced.stderr);
+      assert.equal(
+        JSON.parse(readFileSync(join(dir, "notes.txt"), "utf8").split("\n")[0]).version,
+        2,
+      );
     });
   });
 });
