@@ -113,7 +113,28 @@ export function parseOptions(help: string): OptionSpec[] {
 
 /** The usage lines of a mode's help (`Usage: termbridge NAME ...`, and those after it). */
 function usageLines(help: string, name: string): string[] {
-  return help.split("\n").filter((line) => line.includes(`termbridge ${name}`));
+  // `Usage: termbridge NAME ...`, or a `Usage:` header: its lines up to the next blank one.
+  // Examples elsewhere in the help (`termbridge exec build make`) are not usage.
+  const lines = help.split("\n");
+  const start = lines.findIndex((line) => /^Usage:/.test(line));
+  if (start === -1) return [];
+  const end = lines.findIndex((line, i) => i > start && line.trim() === "");
+  return lines.slice(start, end === -1 ? lines.length : end)
+    .filter((line) => line.includes(`termbridge ${name}`));
+}
+
+/** Options shown only in the usage lines (`[--timeout S]`), as option specs. */
+function usageOptions(usage: string[], known: OptionSpec[]): OptionSpec[] {
+  const found: OptionSpec[] = [];
+  for (
+    const [, name, value = ""] of usage.join(" ").matchAll(
+      /\[(--[a-z][a-z0-9-]*)(?:[ =]([A-Z]+))?\]/g,
+    )
+  ) {
+    if ([...known, ...found].some((option) => option.names.includes(name))) continue;
+    found.push({ names: [name], value, kind: valueKind(value), summary: "" });
+  }
+  return found;
 }
 
 /** Builds one mode's spec from its help text. */
@@ -132,11 +153,12 @@ export function modeSpec(name: string, summary: string, help: string): ModeSpec 
     : /\bDIR\b/.test(words)
     ? "directory"
     : "none";
+  const options = parseOptions(help);
   return {
     name,
     summary,
     help,
-    options: parseOptions(help),
+    options: [...options, ...usageOptions(usage, options)],
     subcommands: [...subcommands],
     positional,
   };
@@ -239,7 +261,8 @@ export function zshCompletion(spec: CliSpec): string {
         const action = option.kind === "none"
           ? ""
           : `:${option.value.toLowerCase()}:${ZSH_ACTION[option.kind]}`;
-        return `        ${zshQuote(`*${name}[${zshDescription(option.summary)}]${action}`)}`;
+        const about = option.summary === "" ? "" : `[${zshDescription(option.summary)}]`;
+        return `        ${zshQuote(`*${name}${about}${action}`)}`;
       })
     );
     const rest = mode.subcommands.length > 0

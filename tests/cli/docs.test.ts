@@ -68,6 +68,17 @@ describe("cli docs", () => {
     });
   }
 
+  it("cli docs: examples are not usage; options shown only in usage lines are options", () => {
+    const help = "Usage: termbridge exec NAME [--timeout S] COMMAND...\n\nRuns it.\n\n" +
+      "Examples:\n  termbridge exec build make test\n\nOptions:\n  --json   as JSON\n";
+    const exec = modeSpec("exec", "run", help);
+    assert.deepEqual(exec.subcommands, []);
+    assert.deepEqual(exec.options.map((option) => [option.names, option.value]), [
+      [["--json"], ""],
+      [["--timeout"], "S"],
+    ]);
+  });
+
   it("cli docs: usage lines give a mode's subcommands and what its other words are", () => {
     const policy = modeSpec(
       "policy",
