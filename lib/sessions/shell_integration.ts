@@ -23,8 +23,9 @@ import { basename, join } from "node:path";
  * will run it). It writes the line with the cwd, PATH and aliases to a file in
  * the session's private directory, asks termbridge with an OSC 6973 mark on
  * the terminal, and waits for the answer on the FIFO beside it (opened
- * read-write, so opening never blocks). A nonce ties the answer to the
- * question. No answer (termbridge gone, or no channel) refuses the line.
+ * read-write, so opening never blocks). The answer must carry the nonce the
+ * mark gave, which only termbridge sees. No answer (termbridge gone, or no
+ * channel) refuses the line.
  * Sets `__tb_verdict` to allow, more (the command continues on the next line)
  * or deny, and `__tb_why`.
  */
@@ -39,9 +40,14 @@ const LINE_CHECK_COMMON = [
   "__termbridge_ask() {",
   '  __tb_verdict=deny __tb_why="termbridge cannot check typed lines in this shell"',
   '  [ -n "$__tb_fd" ] || return 0',
-  '  local __tb_nonce="$RANDOM$RANDOM$RANDOM$RANDOM" __tb_reply=""',
-  '  { builtin printf \'%s\\0%s\\0%s\\0%s\\0\' "$__tb_nonce" "${BASH:-zsh}" "$PWD" "${PATH-}"; builtin alias; builtin printf \'\\0%s\' "$1"; } >| "$__tb_dir/line" 2>/dev/null || return 0',
-  "  builtin printf '\\033]6973;check\\007'",
+  "  # The nonce goes to termbridge only on the terminal's output, which no program in the",
+  "  # session can read, and comes from a source they cannot predict.",
+  '  local __tb_nonce="" __tb_reply=""',
+  '  if [ -n "${SRANDOM-}" ]; then __tb_nonce="$SRANDOM$SRANDOM$SRANDOM"',
+  '  else __tb_nonce="$(command od -An -N12 -tx1 /dev/urandom 2>/dev/null | command tr -dc 0-9a-f)"; fi',
+  '  [ -n "$__tb_nonce" ] || return 0',
+  '  { builtin printf \'%s\\0%s\\0%s\\0\' "${BASH:-zsh}" "$PWD" "${PATH-}"; builtin alias; builtin printf \'\\0%s\' "$1"; } >| "$__tb_dir/line" 2>/dev/null || return 0',
+  "  builtin printf '\\033]6973;check;%s\\007' \"$__tb_nonce\"",
   '  while IFS= builtin read -r -t 600 -u "$__tb_fd" __tb_reply; do',
   '    case "$__tb_reply" in "$__tb_nonce "*) break ;; esac',
   '    __tb_reply=""',

@@ -47,8 +47,8 @@ export interface TypedLineVerdict {
  */
 export type TypedLineCheck = (typed: TypedLine) => Promise<TypedLineVerdict>;
 
-/** The mark a shell's hook sends when the line is written. */
-const REQUEST = "6973;check";
+/** The mark a shell's hook sends when the line is written, with the nonce the answer carries. */
+const REQUEST = /^6973;check;([0-9a-f]{8,64})$/;
 
 /**
  * Answers a session's typed-line checks, in the session's private directory
@@ -65,8 +65,9 @@ export class TypedLineChannel {
 
   /** Handles an OSC string if it is a check request; returns whether it was one. */
   handle(osc: string): boolean {
-    if (osc !== REQUEST) return osc.startsWith("6973;");
-    this.#answer().catch(() => {
+    const request = REQUEST.exec(osc);
+    if (request === null) return osc.startsWith("6973;");
+    this.#answer(request[1]).catch(() => {
       // The shell or its directory went away meanwhile: nobody is waiting for the answer.
     });
     return true;
@@ -77,7 +78,7 @@ export class TypedLineChannel {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  async #answer(): Promise<void> {
+  async #answer(nonce: string): Promise<void> {
     // Never through a link: the directory is the session's, and so is what is in it.
     const file = openSync(join(this.#dir, "line"), constants.O_RDONLY | constants.O_NOFOLLOW);
     let text: string;
@@ -87,8 +88,8 @@ export class TypedLineChannel {
       closeSync(file);
     }
     const fields = text.split("\0");
-    if (fields.length < 6) return;
-    const [nonce, shell, cwd, path, aliasText, ...rest] = fields;
+    if (fields.length < 5) return;
+    const [shell, cwd, path, aliasText, ...rest] = fields;
     const typed: TypedLine = {
       line: rest.join("\0"),
       cwd,
