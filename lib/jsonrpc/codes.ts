@@ -6,6 +6,7 @@
  * @module
  */
 
+/** Every JSON-RPC error code termbridge answers with, by name. */
 export const ErrorCode = {
   /** The line is not JSON. */
   parseError: -32700,
