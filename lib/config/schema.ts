@@ -60,6 +60,8 @@ export interface Config {
   outputLimit?: number;
   /** Largest answer of `fs/read_text_file`, in bytes (a whole file above it is refused). */
   maxReadBytes?: number;
+  /** Most bytes of text one MCP tool result carries (command output keeps its tail). */
+  mcpResultLimit?: number;
   /** The command and file policy (see `lib/policy/types.ts`). */
   policy?: PolicyRules;
   limits?: LimitsConfig;
@@ -129,6 +131,7 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
   record: string,
   outputLimit: wholeNumber(0),
   maxReadBytes: wholeNumber(1),
+  mcpResultLimit: wholeNumber(1024),
   policy: {
     default: oneOf("allow", "ask", "deny"),
     allow: strings(false),

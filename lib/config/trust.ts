@@ -58,6 +58,7 @@ export function tightens(name: string, value: unknown, current: unknown, home: s
     case "rows":
     case "scrollback":
     case "idleTimeout":
+    case "mcpResultLimit":
       return true; // Display and housekeeping: nothing runs, nothing widens.
     case "readOnly":
       return value === true;
