@@ -26,7 +26,7 @@ const schemas = {
     recordOverwrite: z.boolean().optional(),
   }),
   named: z.object({ name }),
-  type: z.object({ name, text: z.string() }),
+  type: z.object({ name, text: z.string(), paste: z.boolean().optional() }),
   key: z.object({ name, keys: z.array(z.string()).min(1) }),
   exec: z.object({ name, command: z.string(), timeout }),
   input: z.object({ name, text: z.string(), enter: z.boolean().optional(), timeout }),
@@ -84,7 +84,7 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
     return {};
   });
   on("sessions/type", schemas.type, (p) => {
-    sessions.get(p.name).type(p.text);
+    sessions.get(p.name).type(p.text, { paste: p.paste });
     return { typed: [...p.text].length };
   });
   on("sessions/key", schemas.key, (p) => {

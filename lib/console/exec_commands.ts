@@ -9,7 +9,13 @@ import type { CommandResult, Session } from "../sessions/session.ts";
 import { type Command, defineCommand } from "./command.ts";
 import type { ConsoleContext } from "./context.ts";
 import { CommandError, interruptible } from "./errors.ts";
-import { parseArgs, parseDuration } from "./words.ts";
+import { parseTextArgs } from "./text_args.ts";
+import { parseDuration } from "./words.ts";
+
+/** Reads a --timeout value in seconds (or with its unit), if given. */
+export function duration(value: string | true | undefined): number | undefined {
+  return typeof value === "string" ? parseDuration(value, "s", "--timeout") : undefined;
+}
 
 interface ExecArgs {
   command: string;
@@ -24,35 +30,21 @@ const exec = defineCommand<ExecArgs>({
   help: `Runs the rest of the line, exactly as written, in the current session's
 shell, waits until it ends, and shows its output and exit code (when it is not
 0). Only --timeout S, right after "exec", is read by termbridge; everything
-else goes to the shell. After the timeout (default 30 s) the command keeps
-running: "exec" with no command collects more of its output, "key C-c"
-interrupts it. "expect-exit" and "expect-output" check the last exec.
+else goes to the shell ("help quoting": a line wholly in one pair of quotes
+loses them). After the timeout (default 30 s, or run's --exec-timeout) the
+command keeps running: "exec" with no command collects more of its output,
+"key C-c" interrupts it. "expect-exit" and "expect-output" check the last
+exec.
 
 Examples:
   exec make test
   exec --timeout 120 ./build.sh --release
   exec cd "/tmp/a dir" && ls`,
   raw: true,
+  spec: { options: { timeout: "value" } },
   parse({ raw }) {
-    let rest = raw.trim();
-    let timeoutMs: number | undefined;
-    for (;;) {
-      const option = /^--timeout(?:=|\s+)(\S+)(?:\s+|$)/.exec(rest);
-      if (option !== null) {
-        timeoutMs = parseDuration(option[1], "s", "--timeout");
-        rest = rest.slice(option[0].length);
-      } else if (/^--timeout\s*$/.test(rest)) {
-        throw new CommandError(
-          `Cannot use --timeout in "exec": give seconds, e.g. exec --timeout 60 make`,
-        );
-      } else if (/^--(?:\s|$)/.test(rest)) {
-        rest = rest.slice(2).trimStart();
-        break;
-      } else {
-        break;
-      }
-    }
-    return { command: rest, timeoutMs };
+    const { options, text } = parseTextArgs("exec", raw, this.spec);
+    return { command: text, timeoutMs: duration(options.timeout) };
   },
   async run(ctx, args, signal) {
     const session = ctx.session();
@@ -161,30 +153,31 @@ interface InputArgs {
 const input = defineCommand<InputArgs>({
   name: "input",
   aliases: ["i"],
-  usage: "input TEXT... [--no-enter] [--timeout S]",
+  usage: "input [--no-enter] [--timeout S] TEXT",
   summary: "answer the running program: type TEXT and Enter, show what it printed",
-  help: `Sends input to the program running in the current session: the words
-joined by spaces, then Enter (unless --no-enter). A lone key name (C-c,
-Escape, ArrowUp) is pressed instead. Waits until the output settles, the
-command ends, or the timeout (default 30 s) passes, and shows the output
-the input caused.
+  help: `Sends the rest of the line, exactly as written (quotes included:
+input print("hi")), to the program running in the current session, then
+Enter (unless --no-enter). A lone key name (C-c, Escape, ArrowUp) is pressed
+instead. Options may also end the line. Waits until the output settles, the
+command ends, or the timeout (default 30 s) passes, and shows the output the
+input caused.
 
 Examples:
   exec --timeout 1 read -p "Name? " name; echo "hi $name"
   input Ada
+  input print("woke")
   input C-c`,
-  spec: { options: { "no-enter": "flag", timeout: "value" } },
-  parse({ words }) {
-    const { options, positionals } = parseArgs("input", words, this.spec!);
-    if (positionals.length === 0) {
+  raw: true,
+  spec: { options: { "no-enter": "flag", timeout: "value" }, trailing: true },
+  parse({ raw }) {
+    const { options, text } = parseTextArgs("input", raw, this.spec);
+    if (text === "") {
       throw new CommandError(`Cannot run "input": give the text to send, e.g. input yes`);
     }
     return {
-      text: positionals.join(" "),
+      text,
       enter: options["no-enter"] !== true,
-      timeoutMs: options.timeout === undefined
-        ? undefined
-        : parseDuration(options.timeout as string, "s", "--timeout"),
+      timeoutMs: duration(options.timeout),
     };
   },
   async run(ctx, args, signal) {

@@ -9,10 +9,11 @@ import { type Command, defineCommand } from "./command.ts";
 import type { ConsoleContext, LastExec } from "./context.ts";
 import { CommandError, interruptible } from "./errors.ts";
 import { drawScreen, timeoutMessage } from "./screen_view.ts";
+import { duration } from "./exec_commands.ts";
+import { parseTextArgs } from "./text_args.ts";
 import {
   describePattern,
   findPattern,
-  parseArgs,
   parseDuration,
   parsePattern,
   type Pattern,
@@ -28,34 +29,34 @@ interface ExpectArgs {
 const expect = defineCommand<ExpectArgs>({
   name: "expect",
   aliases: ["e"],
-  usage: "expect TEXT|/REGEX/ [--timeout S] [--gone] [--all]",
+  usage: "expect [--timeout S] [--gone] [--all] TEXT|/REGEX/",
   summary: "fail unless TEXT (or /REGEX/) shows on the screen within the timeout",
   help: `Waits (default 10 s) until the current session's screen shows TEXT, or
-matches /REGEX/ (JavaScript syntax; quote it with '...' when it has spaces or
-backslashes). With --gone, waits until it is no longer there instead; with
---all, the scrollback counts too. Fails, showing the screen, when the time
-runs out or the program exits first. Text that starts and ends with / is read
-as a regex: use "wait text /tmp/" for such text.
+matches /REGEX/ (JavaScript syntax). TEXT is the rest of the line as written;
+wholly in quotes it loses them ("help quoting"); the options may also end the
+line. With --gone, waits until it is no longer there instead; with --all, the
+scrollback counts too. Fails, showing the screen, when the time runs out or
+the program exits first. Text that starts and ends with / is read as a regex:
+use "wait text /tmp/" for such text.
 
 Examples:
-  expect "Listening on port"
+  expect Listening on port
   expect '/\\d+ tests? passed/' --timeout 60
   expect Loading --gone`,
-  spec: { options: { timeout: "value", gone: "flag", all: "flag" } },
-  parse({ words }) {
-    const { options, positionals } = parseArgs("expect", words, this.spec!);
-    if (positionals.length === 0) {
+  raw: true,
+  spec: { options: { timeout: "value", gone: "flag", all: "flag" }, trailing: true },
+  parse({ raw }) {
+    const { options, text } = parseTextArgs("expect", raw, this.spec);
+    if (text === "") {
       throw new CommandError(
         `Cannot run "expect": give the text or /regex/ to look for, e.g. expect ready`,
       );
     }
     return {
-      pattern: parsePattern(positionals.join(" ")),
+      pattern: parsePattern(text),
       gone: options.gone === true,
       all: options.all === true,
-      timeoutMs: options.timeout === undefined
-        ? undefined
-        : parseDuration(options.timeout as string, "s", "--timeout"),
+      timeoutMs: duration(options.timeout),
     };
   },
   async run(ctx, args, signal) {
@@ -177,17 +178,19 @@ const expectOutput = defineCommand<Pattern>({
   usage: "expect-output TEXT|/REGEX/",
   summary: "fail unless the last exec's output contains TEXT (or matches /REGEX/)",
   help: `Checks the output of the last command run with "exec" (its own output:
-no prompt, no echoed command line). Fails, showing that output, when TEXT is
+no prompt, no echoed command line) for the rest of the line. Fails, showing that output, when TEXT is
 not in it or /REGEX/ does not match.
 
 Example:
   exec git status --short
   expect-output '/^ M src\\//'`,
-  parse({ words }) {
-    if (words.length === 0) {
+  raw: true,
+  parse({ raw }) {
+    const { text } = parseTextArgs("expect-output", raw);
+    if (text === "") {
       throw new CommandError(`Cannot run "expect-output": give the text or /regex/ to look for`);
     }
-    return parsePattern(words.join(" "));
+    return parsePattern(text);
   },
   async run(ctx, pattern) {
     const { result } = await lastExec(ctx, "the output");

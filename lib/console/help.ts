@@ -8,14 +8,17 @@ import { KEY_NAMES } from "../terminal/keys.ts";
 import type { Command } from "./command.ts";
 
 /** How lines are read, for `help quoting` and the modes' `--help`. */
-export const QUOTING_HELP =
-  `One command a line; blank lines and lines starting with # are skipped, and
-# at the start of a word starts a comment. Words are split on spaces and
-quoted as in a shell: '...' is taken literally; "..." and unquoted words take
-backslash escapes: \\n \\t \\r \\e (Escape) \\xHH stand for those characters, and
-a backslash before a space, a quote, \\, # or $ makes it literal. Before
-anything else a backslash stays, so regular expressions read as written:
-expect '/\\d+ passed/'. "exec" takes the rest of its line as written.`;
+export const QUOTING_HELP = `One command a line; blank lines and lines starting with # are skipped.
+Commands that take text (exec, input, type, paste, expect, expect-output,
+wait) take the rest of the line exactly as written, quotes, # and backslashes
+included: input print("hi") sends print("hi"). Their --options come first
+(exec: only there; the others may also end the line); -- ends the options.
+A text that is wholly one quoted string loses its quotes: '...' is taken
+literally, and "..." takes backslash escapes: \\n \\t \\r \\e (Escape) \\xHH
+stand for those characters, and a backslash before a quote, \\, $ or a
+backtick makes it literal: type "make\\n", expect '/\\d+ passed/'.
+Other commands split their line into words as a shell does, with the same
+quotes and escapes; there # at the start of a word starts a comment.`;
 
 /** `help keys`: the key names. */
 export const KEYS_HELP = `Keys, by name (case-insensitive), for "key" and "input":

@@ -10,39 +10,68 @@ import { WaitTimeoutError } from "../terminal/errors.ts";
 import { keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
 import { type Command, defineCommand } from "./command.ts";
 import { CommandError, interruptible } from "./errors.ts";
-import { absorb } from "./exec_commands.ts";
+import { absorb, duration } from "./exec_commands.ts";
 import { waitForPrompt } from "./prompt_wait.ts";
 import { drawScreen, timeoutMessage } from "./screen_view.ts";
-import { checkRegex, closest, parseArgs, parseDuration, parsePattern, parseSize } from "./words.ts";
+import { parseTextArgs } from "./text_args.ts";
+import { checkRegex, parseArgs, parseDuration, parsePattern, parseSize } from "./words.ts";
 const type = defineCommand<string>({
   name: "type",
   aliases: ["t"],
-  usage: "type TEXT...",
-  summary: "type text into the session, as a person would (a final \\n presses Enter)",
-  help: `Types the words, joined by single spaces, into the current session. A
-final \\n (in quotes: type "make\\n") presses Enter; other newlines are typed
-as one paste (bracketed when the program asked for it), so that several lines
-are not run one by one. Nothing else is sent: "key Enter" presses Enter.
+  usage: "type TEXT",
+  summary: "type text into the session exactly as written (\\n in quotes is a newline)",
+  help: `Types the rest of the line into the current session exactly as written,
+as the program would get it from a keyboard: nothing is added or wrapped.
+Wholly in double quotes it takes escapes: \\n is a newline (a shell runs the
+line: type "make\\n"), \\t a tab, \\r a carriage return, \\e Escape, \\xHH any
+byte. Without a newline nothing runs: "key Enter" presses Enter. To send
+several lines as one block, use "paste".
 
 Examples:
   type ls -la
   type "echo 'two  spaces'\\n"
-  type "line one\\nline two"`,
-  parse({ words }) {
-    if (words.length === 0) {
-      throw new CommandError(`Cannot run "type": give the text to type, e.g. type ls -la`);
-    }
-    return words.join(" ");
+  type "line one\\nline two\\n"`,
+  raw: true,
+  parse({ raw }) {
+    return readText("type", raw);
   },
   run(ctx, text) {
-    const session = ctx.session();
-    // A final newline means Enter: typed as part of the text it would only end a paste.
-    const body = text.replace(/[\r\n]+$/, "");
-    if (body !== "") session.type(body);
-    if (body !== text) session.keys(["Enter"]);
+    ctx.session().type(text);
     return {};
   },
 });
+
+const paste = defineCommand<string>({
+  name: "paste",
+  aliases: [],
+  usage: "paste TEXT",
+  summary: "paste text as one block (bracketed paste when the program asked for it)",
+  help: `Pastes the rest of the line (escapes as in "type") into the current
+session as a terminal does: wrapped in bracketed-paste marks when the program
+turned that mode on (bash, zsh, vim, python do), so that several lines are
+taken as one block and not run one by one. Nothing is pressed after it: a
+shell runs the block on "key Enter".
+
+Examples:
+  paste "for i in 1 2 3\\ndo echo $i\\ndone"
+  key Enter`,
+  raw: true,
+  parse({ raw }) {
+    return readText("paste", raw);
+  },
+  run(ctx, text) {
+    ctx.session().type(text, { paste: true });
+    return {};
+  },
+});
+
+function readText(command: string, raw: string): string {
+  const { text } = parseTextArgs(command, raw);
+  if (text === "") {
+    throw new CommandError(`Cannot run "${command}": give the text, e.g. ${command} ls -la`);
+  }
+  return text;
+}
 
 const key = defineCommand<string[]>({
   name: "key",
@@ -208,64 +237,68 @@ interface WaitArgs {
 const wait = defineCommand<WaitArgs>({
   name: "wait",
   aliases: ["w"],
-  usage: "wait text|regex|gone|idle|prompt|exit [ARG] [--timeout S] [--all]",
+  usage: "wait [text|regex|gone|idle|prompt|exit] [ARG] [--timeout S] [--all]",
   summary: "wait for text, a regex, text to go, quiet, the prompt, or the exit",
   help: `Waits (default 10 s) for one thing in the current session:
-  wait text TEXT      TEXT appears on the screen
+  wait TEXT|/REGEX/   TEXT appears on the screen, or /REGEX/ matches (as expect)
+  wait text TEXT      TEXT appears on the screen (even one written /like this/)
   wait regex REGEX    a regular expression matches (with or without /.../)
   wait gone TEXT      TEXT (or /REGEX/) is no longer on the screen
   wait idle [MS]      nothing is printed for MS milliseconds (default 500)
   wait prompt         the shell's prompt is back (bash and zsh)
   wait exit           the program exited
---all looks at the scrollback too. A timeout fails, showing the screen.`,
-  spec: { options: { timeout: "value", all: "flag" } },
-  parse({ words }) {
-    const { options, positionals } = parseArgs("wait", words, this.spec!);
-    const [kind, ...rest] = positionals;
-    const timeoutMs = options.timeout === undefined
-      ? undefined
-      : parseDuration(options.timeout as string, "s", "--timeout");
+The text is the rest of the line, as for "expect". --all looks at the
+scrollback too. A timeout fails, showing the screen.`,
+  raw: true,
+  spec: { options: { timeout: "value", all: "flag" }, trailing: true },
+  parse({ raw }) {
+    const { options, text, quoted } = parseTextArgs("wait", raw, this.spec);
+    const timeoutMs = duration(options.timeout);
     const scope = options.all ? "all" as const : undefined;
-    const arg = rest.join(" ");
-    const needArg = () => {
-      if (rest.length === 0) {
+    const kind = quoted ? undefined : /^\S+/.exec(text)?.[0];
+    const arg = () => {
+      const rest = parseTextArgs("wait", text.slice(kind!.length)).text;
+      if (rest === "") {
         throw new CommandError(
           `Cannot run "wait ${kind}": give what to wait for, e.g. wait ${kind} ready`,
         );
       }
+      return rest;
     };
     switch (kind) {
       case "text":
-        needArg();
-        return { condition: { text: arg, scope }, timeoutMs };
+        return { condition: { text: arg(), scope }, timeoutMs };
       case "regex": {
-        needArg();
-        const source = arg.length >= 2 && arg.startsWith("/") && arg.endsWith("/")
-          ? arg.slice(1, -1)
-          : arg;
-        return { condition: { regex: checkRegex(source), scope }, timeoutMs };
+        const source = arg();
+        const bare = source.length >= 2 && source.startsWith("/") && source.endsWith("/")
+          ? source.slice(1, -1)
+          : source;
+        return { condition: { regex: checkRegex(bare), scope }, timeoutMs };
       }
       case "gone":
-        needArg();
-        return { condition: { ...parsePattern(arg), gone: true, scope }, timeoutMs };
-      case "idle":
+        return { condition: { ...parsePattern(arg()), gone: true, scope }, timeoutMs };
+      case "idle": {
+        const rest = text.slice(kind.length).trim();
         return {
-          condition: { idleMs: rest.length === 0 ? 500 : parseDuration(arg, "ms", "idle time") },
+          condition: { idleMs: rest === "" ? 500 : parseDuration(rest, "ms", "idle time") },
           timeoutMs,
         };
+      }
       case "prompt":
       case "exit":
-        if (rest.length > 0) {
+        if (text !== kind) {
           throw new CommandError(`Cannot run "wait ${kind}": it takes no argument`);
         }
         return { condition: kind === "prompt" ? { prompt: true } : { exit: true }, timeoutMs };
     }
-    const near = kind === undefined ? undefined : closest(kind, WAIT_KINDS);
-    throw new CommandError(
-      `Cannot run "wait${kind === undefined ? "" : ` ${kind}`}": expected one of ${
-        WAIT_KINDS.join(", ")
-      }${near === undefined ? "" : `; did you mean "wait ${near}"?`}`,
-    );
+    if (text === "") {
+      throw new CommandError(
+        `Cannot run "wait": give what to wait for: TEXT, /REGEX/, or one of ${
+          WAIT_KINDS.join(", ")
+        }`,
+      );
+    }
+    return { condition: { ...parsePattern(text), scope }, timeoutMs };
   },
   async run(ctx, args, signal) {
     const session = ctx.session();
@@ -307,7 +340,7 @@ function describeCondition(condition: WaitCondition): string {
 }
 
 /** The commands that type, in the order help lists them. */
-export const TYPING_COMMANDS: readonly Command[] = [type, key];
+export const TYPING_COMMANDS: readonly Command[] = [type, paste, key];
 
 /** The commands that look at or change the terminal, in the order help lists them. */
 export const TERMINAL_COMMANDS: readonly Command[] = [

@@ -12,6 +12,8 @@ export interface ArgSpec {
   options?: Readonly<Record<string, "flag" | "value" | "list">>;
   /** Keep the words after `--` apart (as `rest`) instead of reading them as positionals. */
   rest?: boolean;
+  /** For commands that take the rest of the line: the options may also end it. */
+  trailing?: boolean;
 }
 
 /** A command's words, sorted. */
@@ -69,7 +71,8 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 
-function unknownOption(command: string, word: string, known: string[]): CommandError {
+/** The error for an option `command` does not know, with the nearest known one. */
+export function unknownOption(command: string, word: string, known: string[]): CommandError {
   if (known.length === 0) {
     return new CommandError(
       `Unknown option "${word}" for "${command}": it takes none (put "--" before words that start with --)`,

@@ -47,13 +47,15 @@ export function complete(line: string, sessions: readonly string[]): [string[], 
     return [matching(COMMANDS.map((c) => c.name), last), last];
   }
   const command = findCommand(words[0]);
-  if (command === undefined || command.raw) return [[], last];
-  if (last.startsWith("--")) {
+  if (command === undefined) return [[], last];
+  const position = words.length - 1;
+  // A text command's options come first; most may also end the line (not exec's: the shell's).
+  const optionsHere = !command.raw || position === 1 || command.spec?.trailing === true;
+  if (last.startsWith("--") && optionsHere && !words.slice(1, -1).includes("--")) {
     const options = Object.keys(command.spec?.options ?? {}).map((o) => `--${o}`);
     return [matching(options, last), last];
   }
   if (words.includes("--")) return [[], last]; // A program and its arguments.
-  const position = words.length - 1;
   switch (command.name) {
     case "key":
       return [matching(KEYS, last, true), last];
@@ -63,7 +65,11 @@ export function complete(line: string, sessions: readonly string[]): [string[], 
         : [[], last];
     case "wait":
       return position === 1 ? [matching(WAIT_KINDS, last), last] : [[], last];
+    case "input":
+      // A lone key name is pressed: offer them once something is typed.
+      return position === 1 && last !== "" ? [matching(KEYS, last, true), last] : [[], last];
   }
+  if (command.raw) return [[], last];
   if (SESSION_ARGUMENT.has(command.name) && position === 1) {
     return [matching([...sessions], last), last];
   }

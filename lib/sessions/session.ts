@@ -272,6 +272,7 @@ export class Session {
     if (this.integration === "none") {
       return await this.#execUntilSettled(command, timeoutMs, signal);
     }
+    if (this.#shell.interrupted) await this.#afterInterrupt(timeoutMs, signal);
     if (!this.#shell.atPrompt) {
       // Text typed before the prompt is drawn would be echoed twice: wait for it.
       await this.terminal.waitFor(
@@ -350,10 +351,19 @@ export class Session {
     );
   }
 
-  /** Types text as a person would (a multi-line text as a bracketed paste when the program asked). */
-  type(text: string): void {
+  /**
+   * Writes text to the program exactly as given (newlines and tabs
+   * included), as typed on a keyboard. With `paste`, the text is sent as a
+   * terminal pastes: wrapped in bracketed-paste marks when the program turned
+   * that mode on, so that several lines arrive as one block.
+   */
+  type(text: string, options: { paste?: boolean } = {}): void {
     this.#checkAlive(text);
-    this.terminal.type(text);
+    const bracketed = options.paste === true && this.terminal.modes().bracketedPaste;
+    // A paste end mark inside the text would end the paste early: it cannot be pasted.
+    this.terminal.write(
+      bracketed ? `\x1b[200~${text.replaceAll("\x1b[201~", "")}\x1b[201~` : text,
+    );
     this.#sent(text);
   }
 
@@ -478,17 +488,41 @@ export class Session {
   }
 
   #send(text: string, enter: string): void {
-    if (text !== "") this.type(text);
+    if (text !== "") this.type(text, { paste: text.includes("\n") });
     if (enter !== "") {
       this.terminal.write(enter);
       this.#sent(enter);
     }
   }
 
-  /** Notes input that went to the program: recorded, and Enter means the prompt is no longer current. */
+  /**
+   * Waits for the prompt bash draws after Ctrl+C at its prompt. When the
+   * Ctrl+C came just as the prompt was drawn, before the line editor read,
+   * bash only redraws the line and keeps the interrupt pending, and the next
+   * key typed is lost to it ("bash: cho: command not found"): once the
+   * screen has settled without a new prompt, press Ctrl+C again, which this
+   * time brings one.
+   */
+  async #afterInterrupt(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    // Both waits end together: the first to settle aborts the other's listeners and timers.
+    const done = new AbortController();
+    const waiting = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
+    const prompt = () => this.#shell.atPrompt || this.terminal.exitStatus !== null || undefined;
+    const prompted = await Promise.race([
+      this.terminal.waitFor(prompt, "the prompt after Ctrl+C", timeoutMs, waiting).then(() => true),
+      idleFor(this.terminal, SETTLE_MS, timeoutMs, false, waiting).then(() => false),
+    ]).catch(() => true); // Timed out or aborted: exec goes on as it would have.
+    done.abort();
+    if (prompted || prompt()) return;
+    this.keys(["C-c"]);
+    await this.terminal.waitFor(prompt, "the prompt after Ctrl+C", timeoutMs, signal)
+      .catch(() => {}); // Sent anyway, as exec does when it sees no prompt.
+  }
+
+  /** Notes input that went to the program: recorded, and told to the shell's state. */
   #sent(input: string): void {
     this.#recorder?.input(input);
-    if (/[\r\n]/.test(input)) this.#shell.atPrompt = false;
+    this.#shell.sent(input);
   }
 
   /**

@@ -30,6 +30,8 @@ export interface RunningCommand {
 export class ShellState {
   /** The line editor has the terminal: typed text is not echoed twice. */
   atPrompt = false;
+  /** Ctrl+C was pressed at the prompt and the shell has not drawn a new one yet. */
+  interrupted = false;
   /** Prompts shown so far. */
   prompts = 0;
   /** The command sent or typed, until a result collected its end. */
@@ -39,6 +41,18 @@ export class ShellState {
 
   constructor(cwd: string) {
     this.cwd = cwd;
+  }
+
+  /**
+   * Notes input that went to the shell. Enter (or a newline) hands the line
+   * to the shell; Ctrl+C makes the line editor throw the line away and start
+   * over, and the terminal drops what is typed meanwhile. Either way the line
+   * editor is back only when the shell has drawn its prompt again.
+   */
+  sent(input: string): void {
+    if (this.atPrompt && input.includes("\x03")) this.interrupted = true;
+    // deno-lint-ignore no-control-regex -- \x03 is Ctrl+C
+    if (/[\r\n\x03]/.test(input)) this.atPrompt = false;
   }
 
   /** Starts following a command sent to the shell. */
@@ -76,6 +90,7 @@ export class ShellState {
       case "prompt-end":
         // The line editor has the terminal now: typed text is not echoed twice.
         this.atPrompt = true;
+        this.interrupted = false;
         // A command typed in the terminal has nobody to collect its result.
         if (this.running?.command === TYPED && this.running.end !== undefined) {
           this.running = undefined;

@@ -170,9 +170,11 @@ describe("console: screen and expectations", () => {
         await fails("wait text absent --timeout 0.2"),
         /^Timed out after 200 ms waiting for "absent" to appear; the screen shows:\n┌─/,
       );
+      // Anything that is not a kind is text or /regex/ to wait for, as with expect.
+      await ok("wait /waited-f[o]r/ --timeout 10");
       assert.match(
-        await fails("wait tex x"),
-        /expected one of text, regex, gone, idle, prompt, exit; did you mean "wait text"\?/,
+        await fails("wait tex x --timeout 0.2"),
+        /^Timed out after 200 ms waiting for "tex x" to appear/,
       );
       await ok(`type "exit\\n"`);
       await ok("wait exit");
@@ -219,7 +221,10 @@ describe("console: errors that teach", () => {
       assert.match(await fails("open a b"), /give the program after "--", e.g. "open a -- b"/);
       assert.match(await fails("resize 80"), /expected COLSxROWS such as "80x24"/);
       assert.match(await fails("expect --timout 3 x"), /did you mean "--timeout"\?/);
-      assert.match(await fails(`type "open`), /^Cannot parse line: unclosed " at column 6/);
+      assert.match(
+        await fails(`type "open`),
+        /^Cannot parse line: unclosed " at the start of the text "open \(close it/,
+      );
       assert.match(await fails("attach"), /works only in the REPL/);
       assert.match(await fails("save x.tb"), /works only in the REPL/);
     });

@@ -61,7 +61,10 @@ describe("repl", () => {
         /^Unknown command "scren": did you mean "screen"\? Type "help" for the list$/,
       );
       assert.match(await repl.send("key Entr"), /^Unknown key "Entr": did you mean "Enter"\?/);
-      assert.match(await repl.send("help expect"), /^Usage: expect TEXT\|\/REGEX\//);
+      assert.match(
+        await repl.send("help expect"),
+        /^Usage: expect \[--timeout S\] \[--gone\] \[--all\] TEXT\|\/REGEX\//,
+      );
       assert.match(await repl.send("open other -- sh"), /^Opened "other": sh/);
       assert.match(repl.text(), /\ntb other›$/);
       const pids = pidsIn(await repl.send("ls"));

@@ -8,7 +8,20 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
+import { isBinaryCurrent } from "../built_binary.ts";
 import { termbridgeArgv } from "../helpers.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+/**
+ * Argv of the termbridge a user runs: the compiled `dist/termbridge` when it
+ * is newer than every source file (`make build`), else this runtime running
+ * main.ts (an older binary would test old code).
+ */
+export function builtArgv(): string[] {
+  const binary = join(ROOT, "dist", "termbridge");
+  return isBinaryCurrent(ROOT, binary) ? [binary] : termbridgeArgv();
+}
 
 /** How a run of termbridge ended. */
 export interface CliResult {
@@ -29,13 +42,16 @@ export function testEnv(home: string): Record<string, string> {
   };
 }
 
-/** Runs `termbridge ARGS` in `cwd`, feeding `stdin`, and collects what it printed. */
+/**
+ * Runs `termbridge ARGS` in `cwd`, feeding `stdin`, and collects what it
+ * printed; with `built`, the compiled binary (see {@linkcode builtArgv}).
+ */
 export async function termbridge(
   args: string[],
-  options: { cwd: string; stdin?: string; env?: Record<string, string> },
+  options: { cwd: string; stdin?: string; env?: Record<string, string>; built?: boolean },
 ): Promise<CliResult> {
   const child = runtime.spawnPiped({
-    argv: [...termbridgeArgv(), ...args],
+    argv: [...(options.built ? builtArgv() : termbridgeArgv()), ...args],
     cwd: options.cwd,
     env: options.env ?? testEnv(options.cwd),
     stderr: "pipe",

@@ -136,7 +136,7 @@ describe("script: run", () => {
       );
       assert.match(
         result.stderr,
-        /\nbad\.tb:4: type "unclosed: Cannot parse line: unclosed " at column 6/,
+        /\nbad\.tb:4: type "unclosed: Cannot parse line: unclosed " at the start of the text "unclosed/,
       );
       assert.match(
         result.stderr,
