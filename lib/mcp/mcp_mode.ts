@@ -28,8 +28,11 @@ const HELP = `Usage: termbridge mcp [OPTIONS]
 An MCP server on stdin/stdout whose tools drive real terminals: type, sendKey,
 getContent, takeScreenshot, clear (Terminal MCP's tools), terminal_execute (run
 a command and get its output, exit code, status and working directory), wait,
-listSessions, openSession, resizeSession, closeSession. Every tool takes an
-optional session; without one it uses "default", a shell started on first use.
+listSessions, openSession, resizeSession, closeSession, and Terminal MCP's
+createSession, destroySession, startRecording, stopRecording. Every tool takes
+an optional session (or sessionId, the same); without one it uses "default", a
+shell started on first use. A result carries at most --result-limit bytes of
+text (command output keeps its end) and says what it left out.
 stdout carries only protocol; diagnostics go to stderr.
 
 Options:
@@ -40,7 +43,10 @@ Options:
   --max-sessions N       most sessions open at once (default 16)
   --idle-timeout S       close sessions unused for S seconds (default: never)
   --read-only            offer only the tools that read (getContent, takeScreenshot, wait, listSessions)
-  --record DIR           record every session to DIR as an asciicast file (asciinema play)
+  --record DIR           record every session to DIR as an asciicast file (asciinema play);
+                         also where startRecording writes (default:
+                         $XDG_STATE_HOME/termbridge/recordings)
+  --result-limit BYTES   most text one tool result carries (default 100000, at least 1024)
 ${SAFETY_HELP}
 ${answerHelp("asked through MCP elicitation when the client supports it, else refused")}
   --server               use the session server's sessions, which outlive this process
@@ -66,6 +72,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     "idle-timeout": { type: "string" },
     "read-only": { type: "boolean" },
     record: { type: "string" },
+    "result-limit": { type: "string" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
     help: { type: "boolean", short: "h" },
@@ -79,6 +86,8 @@ export async function mcpMain(args: string[]): Promise<number> {
   applyFlag(safety.loaded, "shell", values.shell ? [values.shell] : undefined, "--shell");
   const record = values.record ?? config.record;
   if (record !== undefined) mkdirSync(resolve(record), { recursive: true });
+  const maxSessions = numberOption("max-sessions", values["max-sessions"], 1) ??
+    config.maxSessions ?? 16;
   const manager = new SessionManager({
     ...sessionDefaults(safety),
     cwd: directoryOption("cwd", values.cwd) ?? config.cwd,
@@ -86,14 +95,16 @@ export async function mcpMain(args: string[]): Promise<number> {
     rows: numberOption("rows", values.rows, 1) ?? config.rows,
     scrollback: numberOption("scrollback", values.scrollback) ?? config.scrollback,
     env: config.env,
-    maxSessions: numberOption("max-sessions", values["max-sessions"], 1) ?? config.maxSessions ??
-      16,
+    maxSessions,
   });
   const idleSeconds = numberOption("idle-timeout", values["idle-timeout"]) ?? config.idleTimeout ??
     0;
   const sessions = new SessionTools(manager, {
     recordDir: record === undefined ? undefined : resolve(record),
     idleTimeoutMs: idleSeconds * 1000,
+    maxSessions,
+    resultLimit: numberOption("result-limit", values["result-limit"], 1024) ??
+      config.mcpResultLimit,
   });
   const server = createMcpServer(sessions, { readOnly: values["read-only"] ?? config.readOnly });
   useApprover(safety, safety.flags, elicitationApprover(server));

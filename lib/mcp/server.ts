@@ -22,7 +22,8 @@ const INSTRUCTIONS = "termbridge gives you real terminals: each session is a she
   "program) in a real pseudo-terminal with a screen emulator. Use terminal_execute to run " +
   "commands and get their output, exit code and working directory; type, sendKey, getContent " +
   "and takeScreenshot to drive interactive and full-screen programs; wait to wait for text or " +
-  "quiet instead of polling.";
+  "quiet instead of polling. Sessions are named by session or sessionId (createSession gives " +
+  "one); results are limited to about 100 KB and say what they left out.";
 
 /** Options of the MCP server. */
 export interface McpServerOptions {
@@ -76,10 +77,8 @@ export function createMcpServer(sessions: SessionTools, options: McpServerOption
     }
     try {
       const result = await tool.run(sessions, parsed.data, signal);
-      return {
-        content: [{ type: "text", text: result.text }],
-        ...(result.structured ? { structuredContent: result.structured } : {}),
-      } satisfies CallToolResult;
+      // One text only: data is JSON in it, never repeated as structuredContent.
+      return { content: [{ type: "text", text: result.text }] } satisfies CallToolResult;
     } catch (error) {
       return failure(error instanceof Error ? error.message : String(error));
     }

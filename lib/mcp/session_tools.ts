@@ -11,6 +11,9 @@ import type { Session, SessionInfo } from "../sessions/session.ts";
 import type { WaitResult } from "../sessions/waits.ts";
 import { TerminalDisposedError } from "../terminal/errors.ts";
 import { isKeyName } from "../terminal/keys.ts";
+import { runtime } from "../runtime/mod.ts";
+import { defaultRecordingsDir, Recordings } from "./recordings.ts";
+import { DEFAULT_RESULT_LIMIT } from "./result_size.ts";
 
 /** The session tools use when none is named (also the command tool's default terminal_id). */
 export const DEFAULT_SESSION = "default";
@@ -35,7 +38,26 @@ export interface SessionToolsOptions {
   idleTimeoutMs?: number;
   /** Working directory of the sessions these tools open (default: the manager's). */
   cwd?: string;
+  /** Most sessions open at once (what listSessions reports; the manager enforces it). */
+  maxSessions?: number;
+  /** Most bytes of text one tool result carries (default 100 KB). */
+  resultLimit?: number;
+  /** Default directory of startRecording (default: `recordDir`, else the state directory's). */
+  recordingsDir?: string;
 }
+
+/** What createSession answers (Terminal MCP's fields). */
+export interface CreatedSession {
+  sessionId: string;
+  shell: string;
+  cols: number;
+  rows: number;
+  cwd: string;
+  createdAt: string;
+}
+
+/** The longest a command-tool call waits, in seconds (seed 003: "CAPPED AT 60 SECONDS"). */
+export const MAX_WAIT_SECONDS = 60;
 
 /** Sessions as the MCP tools use them. */
 export class SessionTools {
@@ -43,15 +65,34 @@ export class SessionTools {
   readonly #options: SessionToolsOptions;
   readonly #disposed = new Set<string>();
   readonly #lastUse = new Map<string, number>();
+  readonly recordings: Recordings;
   #reaper: ReturnType<typeof setInterval> | undefined;
 
   constructor(manager: SessionManager, options: SessionToolsOptions = {}) {
     this.#manager = manager;
     this.#options = options;
+    this.recordings = new Recordings(
+      options.recordingsDir ?? options.recordDir ?? defaultRecordingsDir(runtime.env()),
+    );
     const idle = options.idleTimeoutMs ?? 0;
     if (idle > 0) {
       this.#reaper = setInterval(() => void this.#closeIdle(idle), Math.min(idle, 60_000));
     }
+  }
+
+  /** Most bytes of text one tool result carries. */
+  get resultLimit(): number {
+    return this.#options.resultLimit ?? DEFAULT_RESULT_LIMIT;
+  }
+
+  /** Most sessions open at once, or null for no limit. */
+  get maxSessions(): number | null {
+    return this.#options.maxSessions ?? null;
+  }
+
+  /** Seconds after which unused sessions are closed (0: never). */
+  get idleTimeoutSeconds(): number {
+    return (this.#options.idleTimeoutMs ?? 0) / 1000;
   }
 
   /**
@@ -92,7 +133,8 @@ export class SessionTools {
   }, signal?: AbortSignal): Promise<ExecuteResult> {
     const id = args.terminal_id ?? DEFAULT_SESSION;
     const session = args.command === "" ? await this.readable(id) : await this.live(id);
-    const timeoutMs = (args.timeout ?? 30) * 1000;
+    // Seed 003: the timeout is capped, so a longer one means the longest, not an error.
+    const timeoutMs = Math.min(args.timeout ?? 30, MAX_WAIT_SECONDS) * 1000;
     const keyWhileRunning = session.running !== null && args.command.length > 1 &&
       isKeyName(args.command);
     const result = args.is_input || args.no_enter || keyWhileRunning
@@ -143,6 +185,38 @@ export class SessionTools {
     return session.info();
   }
 
+  /**
+   * createSession: opens a session under a new short id (as Terminal MCP
+   * does), running `shell` or the default program.
+   */
+  async create(args: { shell?: string; cols?: number; rows?: number }): Promise<CreatedSession> {
+    let id: string;
+    do {
+      id = crypto.randomUUID().slice(0, 5);
+    } while (this.#manager.has(id) || this.#disposed.has(id));
+    const info = await this.open({
+      name: id,
+      program: args.shell === undefined ? undefined : [args.shell],
+      cols: args.cols,
+      rows: args.rows,
+    });
+    return {
+      sessionId: id,
+      shell: info.program[0],
+      cols: info.cols,
+      rows: info.rows,
+      cwd: info.cwd,
+      createdAt: new Date().toISOString(),
+    };
+  }
+
+  /** destroySession: closes a session; an unknown one is `success: false`, as Terminal MCP says. */
+  async destroy(id: string): Promise<{ success: boolean; message: string }> {
+    if (!this.#manager.has(id)) return { success: false, message: `Session '${id}' not found` };
+    await this.close(id);
+    return { success: true, message: `Session '${id}' destroyed` };
+  }
+
   /** Closes a session; tools naming it then report it disposed. */
   async close(name: string): Promise<void> {
     await this.#manager.close(name);
@@ -157,6 +231,7 @@ export class SessionTools {
   /** Stops the idle reaper and closes every session. */
   async closeAll(): Promise<void> {
     clearInterval(this.#reaper);
+    this.recordings.stopAll();
     await this.#manager.closeAll();
   }
 

@@ -1,62 +1,35 @@
 /**
  * The MCP tools: the five of Terminal MCP (`type`, `sendKey`, `getContent`,
  * `takeScreenshot`, `clear`, with their exact names and texts), the command
- * tool (`terminal_execute`), session management and `wait`.
+ * tool (`terminal_execute`), session management and `wait`; then Terminal
+ * MCP's session and recording tools.
  * @module
  */
 
 import * as z from "zod";
-import type { SessionTools } from "./session_tools.ts";
+import { linesToText } from "../terminal/screen.ts";
+import { lineWindow, tail } from "./result_size.ts";
+import { json, lenientNumber, SESSION, sessionName, tool } from "./tool.ts";
+import { UPSTREAM_TOOLS } from "./upstream_tools.ts";
 
-/** What a tool answers: the text a model reads, and the same as data when useful. */
-export interface ToolResult {
-  text: string;
-  structured?: Record<string, unknown>;
-}
-
-/** One tool: its description for a model, its parameters, and what it does. */
-export interface Tool<S extends z.ZodObject = z.ZodObject> {
-  name: string;
-  description: string;
-  schema: S;
-  /** Whether the tool sends input (left out in read-only mode). */
-  writes: boolean;
-  /** Runs the tool; `signal` is aborted when the client cancels the call. */
-  run(
-    sessions: SessionTools,
-    args: z.infer<S>,
-    signal: AbortSignal,
-  ): Promise<ToolResult> | ToolResult;
-}
-
-const session = z.string().min(1).max(64).optional().describe(
-  'Session name; default "default", a shell started on first use.',
-);
-
-function tool<S extends z.ZodObject>(definition: Tool<S>): Tool<S> {
-  return definition;
-}
-
-const json = (value: Record<string, unknown>): ToolResult => ({
-  text: JSON.stringify(value, null, 2),
-  structured: value,
-});
+export type { Tool, ToolResult } from "./tool.ts";
 
 /** Every tool, in the order `tools/list` shows them. */
 export const TOOLS = [
   tool({
     name: "type",
-    description:
-      "Type text into the terminal, as on a keyboard. Does NOT press Enter: follow with " +
-      'sendKey "Enter" to run a command. Multi-line text is pasted as one block when the program ' +
-      "supports bracketed paste. Returns how many characters were typed.",
+    description: "Type text into the terminal: written to the PTY exactly as given, without any " +
+      'interpretation. Does not press Enter by itself (use sendKey "Enter"), but a newline ' +
+      "(\\n) in the text is typed as one, so a shell runs the line. Returns how many " +
+      "characters were typed.",
     schema: z.strictObject({
       text: z.string().describe("The text to type into the terminal"),
-      session,
+      ...SESSION,
     }),
     writes: true,
-    run: async (sessions, { text, session }) => {
-      (await sessions.live(session)).type(text);
+    run: async (sessions, args) => {
+      const text = args.text;
+      (await sessions.live(sessionName(args))).type(text);
       return { text: `Typed ${[...text].length} character(s) to terminal` };
     },
   }),
@@ -68,11 +41,12 @@ export const TOOLS = [
       "S-Tab, BSpace, PPage) work too. Arrows follow the program's cursor-key mode.",
     schema: z.strictObject({
       key: z.string().min(1).describe("The key name, e.g. Enter, Ctrl+C, ArrowUp, C-c"),
-      session,
+      ...SESSION,
     }),
     writes: true,
-    run: async (sessions, { key, session }) => {
-      (await sessions.live(session)).keys([key]);
+    run: async (sessions, args) => {
+      const key = args.key;
+      (await sessions.live(sessionName(args))).keys([key]);
       return { text: `Sent key: ${key}` };
     },
   }),
@@ -81,63 +55,90 @@ export const TOOLS = [
     description:
       "Read the terminal as plain text: by default the whole buffer (scrollback, up to " +
       "1000 lines, and screen); with visibleOnly, only what is on screen. Trailing empty lines are " +
-      'trimmed; an empty terminal reads "(empty terminal)".',
+      'trimmed; an empty terminal reads "(empty terminal)". A buffer larger than the result ' +
+      "limit (about 100 KB) gives its last lines and says which lines were left out; fromLine " +
+      "reads from that line on.",
     schema: z.strictObject({
       visibleOnly: z.boolean().optional().describe("If true, return only the visible viewport"),
-      session,
+      fromLine: z.number().int().min(0).optional().describe(
+        "Read from this line (0-based) on, as far as the result limit allows; default: the last lines",
+      ),
+      ...SESSION,
     }),
     writes: false,
-    run: async (sessions, { visibleOnly, session }) => ({
-      text: (await sessions.readable(session)).terminal.screenText({
-        scope: visibleOnly ? "visible" : "all",
-      }),
-    }),
+    run: async (sessions, args) => {
+      const session = await sessions.readable(sessionName(args));
+      const lines = session.terminal.lines({ scope: args.visibleOnly ? "visible" : "all" });
+      return { text: content(lines, sessions.resultLimit, args.fromLine) };
+    },
   }),
   tool({
     name: "takeScreenshot",
     description: "Capture the visible screen with the cursor position (0-based x, y), the size " +
       "(cols, rows), whether a full-screen program uses the alternate screen, and the window " +
-      "title. Use it to navigate full-screen programs (vim, less, top).",
-    schema: z.strictObject({ session }),
+      "title, as JSON. Use it to navigate full-screen programs (vim, less, top).",
+    schema: z.strictObject({
+      format: z.enum(["ansi", "plain"]).optional().describe(
+        "Accepted for Terminal MCP's clients; the content is always plain text (no colour codes)",
+      ),
+      ...SESSION,
+    }),
     writes: false,
-    run: async (sessions, { session }) =>
-      json({ ...(await sessions.readable(session)).screenshot() }),
+    run: async (sessions, args) =>
+      json({ ...(await sessions.readable(sessionName(args))).screenshot() }),
   }),
   tool({
     name: "clear",
     description:
       "Clear the terminal's screen and scrollback (the emulator's, not the program's): " +
       'getContent reads "(empty terminal)" until new output arrives.',
-    schema: z.strictObject({ session }),
+    schema: z.strictObject({ ...SESSION }),
     writes: true,
-    run: async (sessions, { session }) => {
-      (await sessions.live(session)).terminal.clear();
+    run: async (sessions, args) => {
+      (await sessions.live(sessionName(args))).terminal.clear();
       return { text: "Terminal cleared" };
     },
   }),
   tool({
     name: "terminal_execute",
     description: "Run a shell command in a persistent session and wait for it to finish " +
-      "(timeout, default 30 s, at most 60 s). Returns its output (without the echoed command " +
+      "(timeout, default 30 s, capped at 60 s). Returns its output (without the echoed command " +
       "or prompt), exit_code, status 'completed' or 'running', and the working directory. On " +
       "timeout the command keeps running: call again with an empty command to collect more " +
       "output. While a command runs, send it text with is_input=true, or a special key " +
-      "(C-c, C-d, Up, Enter...) as the command. no_enter=true types without pressing Enter.",
+      "(C-c, C-d, Up, Enter...) as the command. no_enter=true types without pressing Enter. " +
+      "Output larger than the result limit (about 100 KB) keeps its end and says how much of " +
+      "the start was left out.",
     schema: z.strictObject({
       command: z.string().describe(
         "The command line; empty to collect output of a running command; or input / a key name for a running program",
       ),
       is_input: z.boolean().optional().describe("Send the command as input to the running program"),
       no_enter: z.boolean().optional().describe("Do not press Enter after the text"),
-      timeout: z.number().min(0).max(60).optional().describe(
-        "Seconds to wait before returning (default 30, at most 60); the command is never killed",
+      timeout: lenientNumber(z.number().min(0)).optional().describe(
+        "Seconds to wait before returning (default 30); CAPPED AT 60: more means 60. The command " +
+          "is never killed",
       ),
       terminal_id: z.string().min(1).max(64).optional().describe(
         'Session to use (default "default")',
       ),
     }),
     writes: true,
-    run: async (sessions, args, signal) => json({ ...(await sessions.execute(args, signal)) }),
+    run: async (sessions, args, signal) => {
+      const result = await sessions.execute(args, signal);
+      const limit = sessions.resultLimit;
+      const cut = tail(result.content, limit);
+      if (cut.omittedBytes === 0) return json(result);
+      const note = `[${cut.omittedBytes} bytes of earlier output left out: a result carries ` +
+        `at most ${limit} bytes. To read all of it, run the command again with its output sent ` +
+        "to a file (COMMAND > out.txt 2>&1) and read the file in parts (head, tail, grep, sed -n)]\n";
+      return json({
+        ...result,
+        content: note + cut.text,
+        output_truncated: true,
+        omitted_bytes: cut.omittedBytes,
+      });
+    },
   }),
   tool({
     name: "wait",
@@ -156,10 +157,11 @@ export const TOOLS = [
       timeout: z.number().min(0).max(60).optional().describe(
         "Seconds to wait at most (default 10)",
       ),
-      session,
+      ...SESSION,
     }),
     writes: false,
-    run: async (sessions, args, signal) => json({ ...(await sessions.wait(args, signal)) }),
+    run: async (sessions, args, signal) =>
+      json(await sessions.wait({ ...args, session: sessionName(args) }, signal)),
   }),
   tool({
     name: "listSessions",
@@ -167,7 +169,12 @@ export const TOOLS = [
       "command running (if any), milliseconds since the last output, and exit status.",
     schema: z.strictObject({}),
     writes: false,
-    run: (sessions) => json({ sessions: sessions.list() }),
+    run: (sessions) =>
+      json({
+        sessions: sessions.list().map((info) => ({ sessionId: info.name, ...info })),
+        maxSessions: sessions.maxSessions,
+        idleTimeout: sessions.idleTimeoutSeconds,
+      }),
   }),
   tool({
     name: "openSession",
@@ -183,7 +190,7 @@ export const TOOLS = [
       rows: z.number().int().min(1).max(1000).optional().describe("Height in rows (default 40)"),
     }),
     writes: true,
-    run: async (sessions, args) => json({ ...(await sessions.open(args)) }),
+    run: async (sessions, args) => json(await sessions.open(args)),
   }),
   tool({
     name: "resizeSession",
@@ -191,11 +198,12 @@ export const TOOLS = [
     schema: z.strictObject({
       cols: z.number().int().min(2).max(1000).describe("Width in columns"),
       rows: z.number().int().min(1).max(1000).describe("Height in rows"),
-      session,
+      ...SESSION,
     }),
     writes: true,
-    run: async (sessions, { cols, rows, session }) => {
-      (await sessions.live(session)).resize(cols, rows);
+    run: async (sessions, args) => {
+      const { cols, rows } = args;
+      (await sessions.live(sessionName(args))).resize(cols, rows);
       return { text: `Resized to ${cols}x${rows}` };
     },
   }),
@@ -209,4 +217,36 @@ export const TOOLS = [
       return { text: `Session "${name}" closed` };
     },
   }),
+  ...UPSTREAM_TOOLS,
 ];
+
+/**
+ * Screen lines as getContent gives them: all of them when they fit in
+ * `limit` bytes, else a window of whole lines (the last ones, or from
+ * `fromLine`) with notes saying which lines were left out and how to read them.
+ */
+function content(lines: string[], limit: number, fromLine?: number): string {
+  if (lines.length === 0) return linesToText(lines);
+  const window = lineWindow(lines, limit, fromLine);
+  if (window.from === 0 && window.to === window.total) return window.text;
+  if (window.from === window.to) {
+    return `(nothing from line ${fromLine}: the buffer has ${window.total} lines, 0 to ${
+      window.total - 1
+    })`;
+  }
+  const shown = window.to - window.from;
+  const notes = [
+    window.from > 0
+      ? `[lines 0-${
+        window.from - 1
+      } of ${window.total} left out (a result carries at most ${limit} bytes); fromLine: ${
+        Math.max(0, window.from - shown)
+      } reads earlier ones]`
+      : "",
+    window.text,
+    window.to < window.total
+      ? `[lines ${window.to}-${window.total - 1} left out; fromLine: ${window.to} reads on]`
+      : "",
+  ];
+  return notes.filter((part) => part !== "").join("\n");
+}

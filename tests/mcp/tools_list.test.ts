@@ -10,11 +10,15 @@ import { withMcp } from "./_kit.ts";
 
 /** Every tool, in the order tools/list gives them, with its required and optional parameters. */
 const TOOLS: Record<string, { required: string[]; optional: string[]; writes: boolean }> = {
-  type: { required: ["text"], optional: ["session"], writes: true },
-  sendKey: { required: ["key"], optional: ["session"], writes: true },
-  getContent: { required: [], optional: ["visibleOnly", "session"], writes: false },
-  takeScreenshot: { required: [], optional: ["session"], writes: false },
-  clear: { required: [], optional: ["session"], writes: true },
+  type: { required: ["text"], optional: ["session", "sessionId"], writes: true },
+  sendKey: { required: ["key"], optional: ["session", "sessionId"], writes: true },
+  getContent: {
+    required: [],
+    optional: ["visibleOnly", "fromLine", "session", "sessionId"],
+    writes: false,
+  },
+  takeScreenshot: { required: [], optional: ["format", "session", "sessionId"], writes: false },
+  clear: { required: [], optional: ["session", "sessionId"], writes: true },
   terminal_execute: {
     required: ["command"],
     optional: ["is_input", "no_enter", "timeout", "terminal_id"],
@@ -22,18 +26,49 @@ const TOOLS: Record<string, { required: string[]; optional: string[]; writes: bo
   },
   wait: {
     required: [],
-    optional: ["text", "regex", "gone", "idle_ms", "prompt", "exit", "timeout", "session"],
+    optional: [
+      "text",
+      "regex",
+      "gone",
+      "idle_ms",
+      "prompt",
+      "exit",
+      "timeout",
+      "session",
+      "sessionId",
+    ],
     writes: false,
   },
   listSessions: { required: [], optional: [], writes: false },
   openSession: { required: ["name"], optional: ["program", "cwd", "cols", "rows"], writes: true },
-  resizeSession: { required: ["cols", "rows"], optional: ["session"], writes: true },
+  resizeSession: { required: ["cols", "rows"], optional: ["session", "sessionId"], writes: true },
   closeSession: { required: ["name"], optional: [], writes: true },
+  // Terminal MCP's session and recording tools, with its parameters.
+  createSession: { required: [], optional: ["shell", "cols", "rows"], writes: true },
+  destroySession: { required: ["sessionId"], optional: [], writes: true },
+  startRecording: {
+    required: [],
+    optional: [
+      "format",
+      "mode",
+      "outputDir",
+      "idleTimeLimit",
+      "maxDuration",
+      "inactivityTimeout",
+      "session",
+      "sessionId",
+    ],
+    writes: true,
+  },
+  stopRecording: { required: ["recordingId"], optional: [], writes: true },
 };
 
 /** Parameter types as documented by seed 004 (Terminal MCP) and seed 003 (the command tool). */
 const TYPES: Record<string, Record<string, string>> = {
-  type: { text: "string", session: "string" },
+  type: { text: "string", session: "string", sessionId: "string" },
+  destroySession: { sessionId: "string" },
+  stopRecording: { recordingId: "string" },
+  startRecording: { format: "string", outputDir: "string", maxDuration: "number" },
   sendKey: { key: "string" },
   getContent: { visibleOnly: "boolean" },
   terminal_execute: {
@@ -108,14 +143,14 @@ describe("mcp tools/list", () => {
     });
   });
 
-  it("mcp: terminal_execute's timeout is limited to 0..60 seconds in its schema", async () => {
+  it("mcp: terminal_execute's timeout is at least 0 and says it is capped at 60 seconds", async () => {
     await withMcp(async (mcp) => {
       const { tools } = await mcp.client.listTools();
       const execute = tools.find((tool) => tool.name === "terminal_execute")!;
       const timeout = (execute.inputSchema as JsonSchema).properties!.timeout;
       assert.equal(timeout.minimum, 0);
-      assert.equal(timeout.maximum, 60);
-      assert.match(timeout.description ?? "", /60/);
+      assert.equal(timeout.maximum, undefined);
+      assert.match(timeout.description ?? "", /CAPPED AT 60/);
     });
   });
 
@@ -144,6 +179,8 @@ describe("mcp tools/list", () => {
         ["terminal_execute", { command: "echo hi" }],
         ["openSession", { name: "x" }],
         ["resizeSession", { cols: 80, rows: 24 }],
+        ["createSession", {}],
+        ["startRecording", {}],
         ["closeSession", { name: "default" }],
       ];
       for (const [name, args] of calls) {
