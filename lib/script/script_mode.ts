@@ -43,7 +43,8 @@ Options:
       --json              print a JSON report of every step on stdout (instead of outputs)
   -k, --keep-going        run every line, even after one failed
       --timeout S         default timeout of expect and wait, seconds (default 10)
-      --exec-timeout S    default timeout of exec and input, seconds (default 30)
+      --exec-timeout S    default timeout of exec and input, seconds (default 30);
+                          one line can set its own: exec --timeout 600 make test
   -x, --trace             print each line on stderr before running it, and how it went
       --server            run on the session server's sessions (started if none runs), which
                           stay open at the end; -L NAME or --socket PATH choose the server
@@ -63,10 +64,10 @@ ${QUOTING_HELP}
 
 Example (test.tb):
   open
-  exec make test
+  exec --timeout 600 make test
   expect-exit 0
   type "vim notes.txt\\n"
-  expect '/notes.txt.*0L/'
+  expect '"notes.txt" [New'
   key Escape : q Enter
 `;
 
