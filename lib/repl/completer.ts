@@ -36,11 +36,17 @@ const SESSION_ARGUMENT = new Set(["use", "close", "attach"]);
 
 /**
  * Completes the last word of `line`, as node:readline's completer: the
- * candidates and the word they complete.
+ * candidates and the word they complete. A word completed to its only
+ * candidate is finished, so a space follows it, as in bash.
  * @param sessions The names of the open sessions.
- * @example complete("scr", []) // [["screen"], "scr"]
+ * @example complete("scr", []) // [["screen "], "scr"]
  */
 export function complete(line: string, sessions: readonly string[]): [string[], string] {
+  const [hits, word] = candidates(line, sessions);
+  return [hits.length === 1 ? [hits[0] + " "] : hits, word];
+}
+
+function candidates(line: string, sessions: readonly string[]): [string[], string] {
   const words = line.trimStart().split(/\s+/);
   const last = words[words.length - 1];
   if (words.length === 1) {

@@ -34,6 +34,9 @@ import { type Safety, useApprover } from "../safety/setup.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import { complete } from "./completer.ts";
 import { HISTORY_SIZE, HistoryFile, historyPath } from "./history.ts";
+import { HistorySearch, type Keypress } from "./history_search.ts";
+
+type KeyListener = (text: string | undefined, key: Keypress | undefined) => void;
 
 const HELP = `Usage: termbridge repl [OPTIONS]
 
@@ -52,8 +55,10 @@ ${SAFETY_HELP}
 ${answerHelp("asked with a y/n prompt on a terminal, else refused")}
   -h, --help             show this help
 
-Tab completes commands, session names and key names; Ctrl+C clears the line
-or stops a wait; Ctrl+D (or "quit") closes every session and leaves. History
+Tab completes commands, session names and key names; Ctrl+R searches the
+history backwards (type to narrow, Ctrl+R again for older, Enter runs, Escape
+edits, Ctrl+G gives up); Ctrl+C clears the line or stops a wait; Ctrl+D (or
+"quit") closes every session and leaves. History
 is kept in $XDG_STATE_HOME/termbridge/history (default:
 ~/.local/state/termbridge/history). "save FILE" writes what worked as a script
 for "termbridge run".
@@ -169,6 +174,9 @@ class Repl {
   #busy = false;
   #abort: AbortController | undefined;
   #attaching = false;
+  /** The Ctrl+R search in progress, and readline's key listeners held meanwhile. */
+  #search: HistorySearch | undefined;
+  #heldKeyListeners: KeyListener[] = [];
   #inputClosed = false;
   #finished!: () => void;
 
@@ -235,14 +243,17 @@ class Repl {
       history: [...this.#recent],
       historySize: HISTORY_SIZE,
       removeHistoryDuplicates: true,
-      completer: (line: string) => complete(line, this.console.names()),
+      completer: (line: string) => complete(this.#withoutPastedTabs(line), this.console.names()),
     });
+    // Ctrl+R searches the history: this listener sees each key before readline does.
+    process.stdin.prependListener("keypress", this.#onKeypress);
     this.#rl.on("line", (line) => {
       this.#queue.push(line);
       void this.#drain();
     });
     this.#rl.on("SIGINT", () => this.#interrupt());
     this.#rl.on("close", () => {
+      process.stdin.removeListener("keypress", this.#onKeypress);
       if (!this.#attaching) this.#closeInput(this.#interactive);
     });
   }
@@ -301,6 +312,54 @@ class Repl {
         done({ approved: /^\s*y(es)?\s*$/i.test(answer), by: "user" });
       });
     });
+  }
+
+  /**
+   * readline takes a Tab that arrives with more input in one read (a paste,
+   * tmux send-keys, a fast terminal) as text: a Tab ending the line to
+   * complete is such a key, not text to complete. Removes it from the line.
+   */
+  #withoutPastedTabs(line: string): string {
+    const typed = line.replace(/\t+$/, "");
+    const tabs = line.length - typed.length;
+    if (tabs > 0) {
+      const rl = this.#rl as Interface & { line: string; cursor: number };
+      rl.line = rl.line.slice(0, rl.cursor - tabs) + rl.line.slice(rl.cursor);
+      rl.cursor -= tabs;
+    }
+    return typed;
+  }
+
+  /** Keys seen before readline: Ctrl+R starts a history search, which then takes every key. */
+  readonly #onKeypress = (text: string | undefined, key: Keypress | undefined): void => {
+    if (this.#search !== undefined) {
+      this.#searchKey(text, key ?? {});
+    } else if (key?.ctrl && key.name === "r" && !this.#busy && !this.#attaching) {
+      this.#search = new HistorySearch(this.#recent, this.#rl.line);
+      // readline must not see the keys of the search: hold its listeners until it ends.
+      this.#heldKeyListeners = process.stdin.listeners("keypress")
+        .filter((listener) => listener !== this.#onKeypress) as KeyListener[];
+      for (const listener of this.#heldKeyListeners) {
+        process.stdin.removeListener("keypress", listener);
+      }
+      process.stdout.write("\r\x1b[K" + this.#search.render());
+    }
+  };
+
+  #searchKey(text: string | undefined, key: Keypress): void {
+    const step = this.#search!.key(text, key);
+    if (step.kind === "update") {
+      process.stdout.write("\r\x1b[K" + this.#search!.render());
+      return;
+    }
+    this.#search = undefined;
+    for (const listener of this.#heldKeyListeners) process.stdin.on("keypress", listener);
+    this.#heldKeyListeners = [];
+    process.stdout.write("\r\x1b[K");
+    // Put the line back into readline (Ctrl+E Ctrl+U empties it and redraws the prompt).
+    this.#rl.write(null, { ctrl: true, name: "e" });
+    this.#rl.write(null, { ctrl: true, name: "u" });
+    this.#rl.write(step.line + (step.kind === "accept" ? "\n" : ""));
   }
 
   /** Ctrl+C: stops the running wait, or clears the line being typed. */

@@ -5,8 +5,7 @@
  */
 
 import { Terminal } from "../../lib/terminal/terminal.ts";
-import { termbridgeArgv } from "../helpers.ts";
-import { testEnv } from "../script/_cli.ts";
+import { builtArgv, testEnv } from "../script/_cli.ts";
 
 /** Generous waits: the test machines are small and run both runtimes. */
 export const TIMEOUT_MS = 15_000;
@@ -24,7 +23,7 @@ export class ReplDriver {
 
   constructor(dir: string, options: { env?: Record<string, string>; args?: string[] } = {}) {
     this.terminal = Terminal.spawn({
-      argv: [...termbridgeArgv(), "repl", ...(options.args ?? [])],
+      argv: [...builtArgv(), "repl", ...(options.args ?? [])],
       cwd: dir,
       env: options.env ?? testEnv(dir),
       cols: 100,

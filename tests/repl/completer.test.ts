@@ -13,27 +13,33 @@ describe("repl: completion", () => {
   });
 
   const cases: [string, string[], string][] = [
-    ["scr", ["screen"], "scr"],
+    ["scr", ["screen "], "scr"],
     ["ex", ["exec", "expect", "expect-exit", "expect-output"], "ex"],
-    ["key Ent", ["Enter"], "Ent"],
+    ["key Ent", ["Enter "], "Ent"],
     ["key ctrl+", [], "ctrl+"],
     ["key Enter C-", ["C-a", "C-c", "C-d", "C-e", "C-l", "C-r", "C-z"], "C-"],
     ["use b", ["build", "bun"], "b"],
     ["close ", ["build", "bun", "main"], ""],
-    ["attach m", ["main"], "m"],
+    ["attach m", ["main "], "m"],
     ["help exp", ["expect", "expect-exit", "expect-output"], "exp"],
     ["help ke", ["key", "keys"], "ke"],
-    ["wait p", ["prompt"], "p"],
-    ["open x --c", ["--cwd"], "--c"],
+    ["wait p", ["prompt "], "p"],
+    ["open x --c", ["--cwd "], "--c"],
     ["open x -- vi", [], "vi"],
     ["exec ls --", [], "--"],
     ["type wor", [], "wor"],
+    ["screen", ["screen "], "screen"],
+    ["key Ctrl+", ["Ctrl+A", "Ctrl+B"], "Ctrl+"],
+    ["expect --ti", ["--timeout "], "--ti"],
+    ["expect ready --g", ["--gone "], "--g"],
+    ["exec make --ti", [], "--ti"],
+    ["input C-", ["C-a", "C-c", "C-d", "C-e", "C-l", "C-r", "C-z"], "C-"],
   ];
   for (const [line, hits, word] of cases) {
     it(`completion: ${JSON.stringify(line)} offers ${JSON.stringify(hits)}`, () => {
       const [got, completing] = complete(line, ["main", "build", "bun"]);
       assert.equal(completing, word);
-      if (line === "key ctrl+") {
+      if (line === "key ctrl+" || line === "key Ctrl+") {
         assert.ok(got.includes("Ctrl+C") && got.every((k) => k.startsWith("Ctrl+")), got.join());
       } else {
         assert.deepEqual(got, hits);

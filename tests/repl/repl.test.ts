@@ -99,6 +99,59 @@ describe("repl", () => {
     });
   });
 
+  it("repl: a completed word gets a space; key Ctrl+ offers only Ctrl+ names, even pasted with its Tabs", async () => {
+    await withRepl(async (repl) => {
+      await repl.send("open build");
+      repl.terminal.write("scr\t");
+      await repl.terminal.waitForText(/tb build› screen$/);
+      repl.terminal.write("--all"); // After the space completion added.
+      await repl.terminal.waitForText(/tb build› screen --all$/);
+      repl.terminal.write("\x15key Ctrl+\t\t"); // One read, as tmux send-keys or a paste gives it.
+      const screen = await repl.terminal.waitForText(/Ctrl\+Space/);
+      const listed = screen.slice(screen.indexOf("key Ctrl+"));
+      assert.match(listed, /Ctrl\+A +Ctrl\+B/);
+      assert.doesNotMatch(listed, /ArrowUp|C-c|Enter/);
+      await repl.terminal.waitForText(/tb build› key Ctrl\+$/);
+      repl.terminal.write("\x15");
+    });
+  });
+
+  it("repl: Ctrl+R searches the history backwards: Enter runs the match, Escape edits it, Ctrl+G gives up", async () => {
+    await withRepl(async (repl) => {
+      await repl.send("open");
+      await repl.send("exec echo first-one");
+      await repl.send("exec echo second");
+      repl.terminal.write("\x12");
+      repl.terminal.write("fir");
+      await repl.terminal.waitForText(/\(reverse-i-search\)`fir': exec echo first-one$/);
+      let mark = repl.mark();
+      repl.terminal.write("\r");
+      // Accepting redraws the prompt with the line first: wait for the command's output after it.
+      await repl.terminal.waitFor(
+        () => /\nfirst-one\n(tb main› )+$/.test(repl.since(mark)) || undefined,
+        "the output of the line found",
+        15_000,
+      );
+      repl.terminal.write("\x12");
+      repl.terminal.write("e");
+      await repl.terminal.waitForText(/`e': exec echo first-one$/);
+      repl.terminal.write("\x12"); // The next older match.
+      await repl.terminal.waitForText(/`e': exec echo second$/);
+      repl.terminal.write("zzz");
+      await repl.terminal.waitForText(/\(failed reverse-i-search\)`ezzz': exec echo second$/);
+      repl.terminal.write("\x07");
+      await repl.terminal.waitForText(/tb main›$/);
+      repl.terminal.write("\x12");
+      repl.terminal.write("sec");
+      await repl.terminal.waitForText(/`sec': exec echo second$/);
+      repl.terminal.write("\x1b");
+      await repl.terminal.waitForText(/tb main› exec echo second$/);
+      mark = repl.mark();
+      repl.terminal.write("nd\r");
+      assert.match(await repl.untilPrompt(mark), /\nsecondnd\n/);
+    });
+  });
+
   it("repl: Ctrl+C stops an exec that waits; Ctrl+D quits and ends every session", async () => {
     await withRepl(async (repl) => {
       await repl.send("open");

@@ -14,11 +14,14 @@ import { termbridgeArgv } from "../helpers.ts";
 const ROOT = new URL("../..", import.meta.url).pathname;
 
 /**
- * Argv of the termbridge a user runs: the compiled `dist/termbridge` when it
- * is newer than every source file (`make build`), else this runtime running
- * main.ts (an older binary would test old code).
+ * Argv of the termbridge a user runs: `$TERMBRIDGE_BIN` when set, else the
+ * compiled `dist/termbridge` when it is newer than every source file (`make
+ * build`), else this runtime running main.ts (an older binary would test old
+ * code).
  */
 export function builtArgv(): string[] {
+  const override = runtime.env().TERMBRIDGE_BIN;
+  if (override) return [override];
   const binary = join(ROOT, "dist", "termbridge");
   return isBinaryCurrent(ROOT, binary) ? [binary] : termbridgeArgv();
 }

@@ -158,9 +158,9 @@ describe("session server", () => {
       assert.match(running.stderr, /still running after 0.5 s/);
       await world.ok(["key", "a", "C-c"]);
       await world.ok(["wait", "a", "prompt"]);
-      const usage = await world.tb(["wait", "a", "sideways"]);
+      const usage = await world.tb(["wait", "a", "text"]);
       assert.equal(usage.code, 2);
-      assert.match(usage.stderr, /expected one of text, regex, gone, idle, prompt, exit/);
+      assert.match(usage.stderr, /Cannot run "wait text": give what to wait for/);
       const missing = await world.tb(["screen", "nope"]);
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /No session is called "nope" \(open: "a"\)/);
