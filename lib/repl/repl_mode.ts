@@ -34,9 +34,7 @@ import { type Safety, useApprover } from "../safety/setup.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import { complete } from "./completer.ts";
 import { HISTORY_SIZE, HistoryFile, historyPath } from "./history.ts";
-import { HistorySearch, type Keypress } from "./history_search.ts";
-
-type KeyListener = (text: string | undefined, key: Keypress | undefined) => void;
+import { HistorySearchKeys, withoutPastedTabs } from "./readline_keys.ts";
 
 const HELP = `Usage: termbridge repl [OPTIONS]
 
@@ -174,9 +172,6 @@ class Repl {
   #busy = false;
   #abort: AbortController | undefined;
   #attaching = false;
-  /** The Ctrl+R search in progress, and readline's key listeners held meanwhile. */
-  #search: HistorySearch | undefined;
-  #heldKeyListeners: KeyListener[] = [];
   #inputClosed = false;
   #finished!: () => void;
 
@@ -243,17 +238,16 @@ class Repl {
       history: [...this.#recent],
       historySize: HISTORY_SIZE,
       removeHistoryDuplicates: true,
-      completer: (line: string) => complete(this.#withoutPastedTabs(line), this.console.names()),
+      completer: (line: string) =>
+        complete(withoutPastedTabs(this.#rl, line), this.console.names()),
     });
-    // Ctrl+R searches the history: this listener sees each key before readline does.
-    process.stdin.prependListener("keypress", this.#onKeypress);
+    new HistorySearchKeys(this.#rl, () => this.#recent, () => !this.#busy && !this.#attaching);
     this.#rl.on("line", (line) => {
       this.#queue.push(line);
       void this.#drain();
     });
     this.#rl.on("SIGINT", () => this.#interrupt());
     this.#rl.on("close", () => {
-      process.stdin.removeListener("keypress", this.#onKeypress);
       if (!this.#attaching) this.#closeInput(this.#interactive);
     });
   }
@@ -312,54 +306,6 @@ class Repl {
         done({ approved: /^\s*y(es)?\s*$/i.test(answer), by: "user" });
       });
     });
-  }
-
-  /**
-   * readline takes a Tab that arrives with more input in one read (a paste,
-   * tmux send-keys, a fast terminal) as text: a Tab ending the line to
-   * complete is such a key, not text to complete. Removes it from the line.
-   */
-  #withoutPastedTabs(line: string): string {
-    const typed = line.replace(/\t+$/, "");
-    const tabs = line.length - typed.length;
-    if (tabs > 0) {
-      const rl = this.#rl as Interface & { line: string; cursor: number };
-      rl.line = rl.line.slice(0, rl.cursor - tabs) + rl.line.slice(rl.cursor);
-      rl.cursor -= tabs;
-    }
-    return typed;
-  }
-
-  /** Keys seen before readline: Ctrl+R starts a history search, which then takes every key. */
-  readonly #onKeypress = (text: string | undefined, key: Keypress | undefined): void => {
-    if (this.#search !== undefined) {
-      this.#searchKey(text, key ?? {});
-    } else if (key?.ctrl && key.name === "r" && !this.#busy && !this.#attaching) {
-      this.#search = new HistorySearch(this.#recent, this.#rl.line);
-      // readline must not see the keys of the search: hold its listeners until it ends.
-      this.#heldKeyListeners = process.stdin.listeners("keypress")
-        .filter((listener) => listener !== this.#onKeypress) as KeyListener[];
-      for (const listener of this.#heldKeyListeners) {
-        process.stdin.removeListener("keypress", listener);
-      }
-      process.stdout.write("\r\x1b[K" + this.#search.render());
-    }
-  };
-
-  #searchKey(text: string | undefined, key: Keypress): void {
-    const step = this.#search!.key(text, key);
-    if (step.kind === "update") {
-      process.stdout.write("\r\x1b[K" + this.#search!.render());
-      return;
-    }
-    this.#search = undefined;
-    for (const listener of this.#heldKeyListeners) process.stdin.on("keypress", listener);
-    this.#heldKeyListeners = [];
-    process.stdout.write("\r\x1b[K");
-    // Put the line back into readline (Ctrl+E Ctrl+U empties it and redraws the prompt).
-    this.#rl.write(null, { ctrl: true, name: "e" });
-    this.#rl.write(null, { ctrl: true, name: "u" });
-    this.#rl.write(step.line + (step.kind === "accept" ? "\n" : ""));
   }
 
   /** Ctrl+C: stops the running wait, or clears the line being typed. */

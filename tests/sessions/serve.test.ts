@@ -154,6 +154,29 @@ describe("sessions: serve", () => {
     });
   });
 
+  it("sessions: serve's sessions/type writes its text as given; paste: true is one bracketed paste", async () => {
+    await withServe(async (client, home) => {
+      await client.call("sessions/open", bashIn("t", home));
+      // The echoed line shows ty''ped: only the command's output shows typed.
+      const typed = await client.call("sessions/type", { name: "t", text: "echo ty''ped\n" });
+      assert.deepEqual(typed, { typed: 13 });
+      await client.call("sessions/wait", { name: "t", regex: "^typed$", timeout: 15_000 });
+      await client.call("sessions/exec", {
+        name: "t",
+        command: "printf '\\033[?2004h'; stty -icanon -echo; echo re''ady; cat -v",
+        timeout: 100,
+      });
+      await client.call("sessions/wait", { name: "t", regex: "^ready$", timeout: 15_000 });
+      await client.call("sessions/type", { name: "t", text: "a\nb", paste: true });
+      await client.call("sessions/wait", {
+        name: "t",
+        regex: "\\^\\[\\[200~a$[\\s\\S]*^b\\^\\[\\[201~",
+        timeout: 15_000,
+      });
+      await client.call("sessions/key", { name: "t", keys: ["C-c"] });
+    });
+  });
+
   it("sessions: the end of serve's stdin closes every session", async () => {
     const home = tempDir("termbridge-serve-sessions-");
     const client = ServeClient.start();
