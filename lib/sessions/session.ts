@@ -178,14 +178,14 @@ export class Session {
     const actor = guard.actor({ session: options.name });
     await guard.checkCommand({ origin: "open", argv: program, cwd, env }, actor);
     // Lines typed into the shell go through the same guard, unless there is no policy to apply.
-    let opened: Session | undefined;
+    const opened: { session?: Session } = {};
     const lineCheck = options.lineCheck ??
       (guard.policy === null ? undefined : (typed: TypedLine) =>
         guard.checkTypedLine(typed.line, {
           cwd: typed.cwd,
           env: { ...env, PATH: typed.path },
           aliases: typed.aliases,
-          preApproved: opened?.takeApproval(typed.line),
+          preApproved: opened.session?.takeApproval(typed.line),
         }, actor));
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
@@ -195,7 +195,7 @@ export class Session {
     const writable = shell?.lineDir !== undefined ? [dirname(shell.lineDir)] : [];
     const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown, writable) ?? undefined;
     const session = new Session({ ...options, program, lineCheck }, shell, sandbox);
-    opened = session;
+    opened.session = session;
     if (guard.audit.enabled) {
       guard.record(actor, {
         event: "start",
