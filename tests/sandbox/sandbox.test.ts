@@ -21,6 +21,8 @@ import {
 } from "../../lib/sandbox/mod.ts";
 import { TerminalService } from "../../lib/service/terminal_service.ts";
 import { SessionManager } from "../../lib/sessions/manager.ts";
+import { writeTextFile } from "../../lib/service/text_files.ts";
+import { PolicyDeniedError } from "../../lib/safety/guard.ts";
 
 const hasBwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
 const WORKSPACE: SandboxSettings = { mode: "workspace-write", network: false };
@@ -191,6 +193,31 @@ describe("sandbox", () => {
       const sessions = new SessionManager({ cwd: workspace, sandbox: WORKSPACE, env });
       await assert.rejects(sessions.open({ name: "x" }), SandboxUnavailableError);
       await sessions.closeAll();
+    });
+  });
+
+  it("sandbox: fs/write_text_file obeys the sandbox's write roots", async () => {
+    await withDirs(async ({ workspace, outside }) => {
+      const write = (sandbox: SandboxSettings | undefined, path: string) => {
+        const service = new TerminalService({ cwd: workspace, sandbox });
+        return writeTextFile(path, "x", service.fileAccess("s"));
+      };
+      await write(WORKSPACE, join(workspace, "inside"));
+      assert.equal(existsSync(join(workspace, "inside")), true);
+      await assert.rejects(
+        write(WORKSPACE, join(outside, "escaped")),
+        (error: Error) =>
+          error instanceof PolicyDeniedError &&
+          /Denied by policy: cannot write .*: the sandbox makes only ".*" writable/.test(error.message),
+      );
+      await assert.rejects(
+        write({ mode: "read-only" }, join(workspace, "again")),
+        /the sandbox makes only nothing writable/,
+      );
+      assert.equal(existsSync(join(outside, "escaped")), false);
+      assert.equal(existsSync(join(workspace, "again")), false);
+      await write(undefined, join(outside, "free"));
+      assert.equal(existsSync(join(outside, "free")), true, "the sandbox off restricts nothing");
     });
   });
 
