@@ -35,7 +35,7 @@ import {
 interface Variant {
   name: string;
   /** Argv prefix for this spawn (a cgroup is made per spawn, as a terminal does). */
-  prefix(): { argv: string[]; done(): void };
+  prefix(): { argv: string[]; done(): Promise<void> | void };
 }
 
 async function spawnOnce(argv: string[], cwd: string): Promise<number> {
@@ -70,7 +70,7 @@ const limits = rlimitPrefix({ cpuSeconds: 600, memoryBytes: 4e9, processes: 4096
 const fixedPrefix = (argv: string[]) => () => ({ argv, done: () => {} });
 const withCgroup = (rest: string[]) => () => {
   const cgroup = contained.create("bench");
-  return { argv: [...cgroup?.prefix ?? [], ...rest], done: () => cgroup?.remove() };
+  return { argv: [...cgroup?.prefix ?? [], ...rest], done: async () => await cgroup?.remove() };
 };
 
 const variants: Variant[] = [
@@ -121,7 +121,7 @@ async function measure(group: Variant[]): Promise<Map<string, number[]>> {
     for (const variant of group) {
       const { argv, done } = variant.prefix();
       const ms = await spawnOnce([...argv, "/bin/true"], cwd);
-      done();
+      await done();
       if (round >= 5) samples.get(variant.name)!.push(ms);
     }
   }

@@ -164,7 +164,7 @@ async function startHolder(
   const pid = Number(line);
   if (line === null || !Number.isInteger(pid) || pid <= 0) {
     const message = await readAll(child.stderr);
-    cgroup?.remove();
+    await cgroup?.remove();
     throw new SandboxUnavailableError(`${what}: bwrap failed: ${message || "no reason given"}`);
   }
   void child.stderr?.cancel().catch(() => {}); // Nothing more is read from it.

@@ -33,15 +33,14 @@ import { runtime } from "../runtime/mod.ts";
  */
 const WATCHDOG = `trap '' HUP INT TERM QUIT PIPE
 tail --pid="$1" -s 0.2 -f /dev/null
+echo 1 >"$0/cgroup.kill" 2>/dev/null
 for d in "$0"/*/; do [ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill"; done
 i=0
 while [ "$i" -lt 200 ]; do
-  left=
-  for d in "$0"/*/; do [ -d "$d" ] && { rmdir "$d" 2>/dev/null || left=1; }; done
-  [ -z "$left" ] && break
+  find "$0" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
+  rmdir "$0" 2>/dev/null && break
   sleep 0.05; i=$((i + 1))
-done
-rmdir "$0"`;
+done`;
 
 /** Starts `argv` detached: in a new session, stdio on /dev/null, its parent gone at once. */
 export function spawnDetached(argv: string[]): void {
@@ -63,8 +62,11 @@ export interface TerminalCgroup {
   readonly prefix: string[];
   /** Kills every process in the cgroup at once (SIGKILL); true when it could. */
   kill(): boolean;
-  /** Removes the cgroup once it is empty (kills what is left first). */
-  remove(): void;
+  /**
+   * Removes the cgroup (and any below it) once it is empty, killing what is
+   * left first and waiting briefly for the kill to finish.
+   */
+  remove(): Promise<void>;
 }
 
 /** Whether containment is on, and why not when it is off. */
@@ -101,6 +103,7 @@ function startContainment(): Containment {
   const own = ownCgroupDir();
   if (typeof own !== "string") return off(own.reason);
   const root = join(own, `termbridge-${process.pid}`);
+  sweepAbandoned(own);
   try {
     mkdirSync(root);
   } catch (error) {
@@ -145,16 +148,55 @@ function terminalCgroup(path: string): TerminalCgroup {
     path,
     prefix: ["/bin/sh", "-c", 'echo "$$" >"$0" && exec "$@"', join(path, "cgroup.procs")],
     kill,
-    remove() {
+    async remove() {
       if (!existsSync(path)) return;
       if (populated(path)) kill();
-      try {
-        rmdirSync(path);
-      } catch {
-        // Still emptying after the kill: the watchdog removes it when termbridge ends.
+      // SIGKILLed processes leave the cgroup within milliseconds; not worth an inotify watch.
+      for (let waited = 0; populated(path) && waited < 2000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
+      removeTree(path);
     },
   };
+}
+
+/**
+ * Removes a cgroup and the ones below it (a termbridge started in a terminal
+ * makes its own there), deepest first; false when some are still emptying
+ * after a kill (the watchdog removes them when termbridge ends).
+ */
+function removeTree(path: string): boolean {
+  let removed = true;
+  try {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      if (entry.isDirectory()) removed = removeTree(join(path, entry.name)) && removed;
+    }
+    rmdirSync(path);
+  } catch {
+    return false;
+  }
+  return removed;
+}
+
+/**
+ * Kills and removes what termbridge processes that are gone left behind: a
+ * watchdog killed along with them (say, by a cgroup.kill of a terminal they
+ * ran in) could not.
+ */
+function sweepAbandoned(own: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(own);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const pid = /^termbridge-(\d+)$/.exec(name)?.[1];
+    if (pid === undefined || pid === String(process.pid) || existsSync(`/proc/${pid}`)) continue;
+    const path = join(own, name);
+    if (populated(path)) terminalCgroup(path).kill();
+    removeTree(path);
+  }
 }
 
 /** Whether a cgroup still holds processes. */

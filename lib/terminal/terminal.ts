@@ -155,7 +155,7 @@ export class Terminal {
       });
     } catch (error) {
       this.#emulator?.dispose();
-      this.#cgroup?.remove();
+      void this.#cgroup?.remove();
       if (error instanceof TooManyOpenFilesError) {
         throw new OpenFilesExhaustedError(
           `Cannot start ${JSON.stringify(program)}: ${error.message}`,
@@ -459,7 +459,7 @@ export class Terminal {
     this.signal("SIGKILL");
     this.#cgroup?.kill();
     await this.#pty.close();
-    this.#cgroup?.remove();
+    await this.#cgroup?.remove();
     this.#emulator?.dispose();
     this.#emulator = undefined;
     this.#listeners.clear();

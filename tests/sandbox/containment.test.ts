@@ -8,7 +8,7 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { containment } from "../../lib/sandbox/mod.ts";
@@ -90,6 +90,39 @@ describe("containment", () => {
           assert.equal(pids[0], terminal.pid, "the reported pid is the program's");
           await terminal.dispose();
           await allGone(pids);
+        } finally {
+          await terminal.dispose();
+        }
+      });
+    },
+  );
+
+  itWhen(
+    contained,
+    "containment: a termbridge run in a terminal is cleaned up with it",
+    async () => {
+      await withDir(async (dir) => {
+        const file = join(dir, "pids");
+        const terminal = Terminal.spawn({ argv: [...termbridgeArgv(), "serve"], cwd: dir });
+        try {
+          const request = {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "terminal/create",
+            params: { sessionId: "s", command: escapees(file) },
+          };
+          terminal.write(`${JSON.stringify(request)}\r`);
+          const pids = await allStarted(file);
+          await terminal.dispose();
+          await allGone(pids);
+          const root = containment().root!;
+          await waitUntil(
+            () =>
+              readdirSync(root, { recursive: true }).every((entry) =>
+                !/termbridge-/.test(String(entry))
+              ),
+            "no nested termbridge cgroup left",
+          );
         } finally {
           await terminal.dispose();
         }

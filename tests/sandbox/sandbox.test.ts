@@ -208,7 +208,9 @@ describe("sandbox", () => {
         write(WORKSPACE, join(outside, "escaped")),
         (error: Error) =>
           error instanceof PolicyDeniedError &&
-          /Denied by policy: cannot write .*: the sandbox makes only ".*" writable/.test(error.message),
+          /Denied by policy: cannot write .*: the sandbox makes only ".*" writable/.test(
+            error.message,
+          ),
       );
       await assert.rejects(
         write({ mode: "read-only" }, join(workspace, "again")),
