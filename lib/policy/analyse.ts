@@ -5,6 +5,7 @@
  * @module
  */
 
+import { deferredCode } from "./deferred.ts";
 import { extractCommands } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { programNames } from "./resolve.ts";
@@ -89,6 +90,7 @@ class Analyser {
     );
     this.analysis.unknowns.push(...contents.unknowns);
     this.analysis.functions.push(...contents.functions);
+    for (const code of contents.deferred) this.#deferred(code.text, code.via, depth);
     for (const found of contents.commands) {
       this.command(found.words, found.via, false, found.stdin, depth);
       const alias = found.afterName !== undefined
@@ -130,6 +132,10 @@ class Analyser {
       }
       return;
     }
+    for (const deferred of deferredCode(words)) {
+      if (deferred.kind === "unknown") this.unknown(deferred.reason, via);
+      else this.#deferred(deferred.text, [...via, deferred.via], depth);
+    }
     const name = program.names.find(isWrapper);
     if (name === undefined) return;
     for (const inner of innerCommands(words, name)) {
@@ -153,6 +159,15 @@ class Analyser {
       } else {
         this.unknown(inner.reason, via);
       }
+    }
+  }
+
+  /** Code kept for later (trap, PROMPT_COMMAND, alias, complete -C): checked as a line of its own. */
+  #deferred(code: Word, via: string[], depth: number): void {
+    if (code.dynamic) {
+      this.unknown(`the code given to ${via.at(-1)} is only known when the line runs`, via);
+    } else {
+      this.line(code.text, via, depth + 1);
     }
   }
 

@@ -7,6 +7,7 @@
  */
 
 import type { SyntaxNode } from "./parser.ts";
+import { deferredAssignment, isCodeVariable } from "./deferred.ts";
 import { type Word, wordOf } from "./words.ts";
 
 /** A simple command as written, before wrappers are looked through. */
@@ -26,6 +27,8 @@ export interface LineContents {
   unknowns: { reason: string; via: string[] }[];
   /** Names of the functions the line defines. */
   functions: string[];
+  /** Literal code an assignment leaves for the shell to run later (PROMPT_COMMAND). */
+  deferred: { text: Word; via: string[] }[];
 }
 
 /** Node types entered with a note of how their commands are reached. */
@@ -39,7 +42,7 @@ const VIA: Record<string, string> = {
  * @param home what `~` expands to
  */
 export function extractCommands(root: SyntaxNode, home: string, via: string[] = []): LineContents {
-  const contents: LineContents = { commands: [], unknowns: [], functions: [] };
+  const contents: LineContents = { commands: [], unknowns: [], functions: [], deferred: [] };
   if (root.hasError) {
     contents.unknowns.push({
       reason: "the line is not complete or not valid shell syntax, so what it runs cannot be known",
@@ -62,6 +65,18 @@ interface State {
 function visit(node: SyntaxNode, via: string[], state: State): void {
   const type = node.type;
   if (type === "command") return visitCommand(node, via, state);
+  if (type === "expansion" && /@P\}$/.test(node.text)) {
+    unknown(
+      state,
+      via,
+      `${node.text} runs the substitutions in the variable's value, which are not checked`,
+    );
+  } else if (type === "for_statement") {
+    const variable = node.childForFieldName("variable")?.text ?? "";
+    if (isCodeVariable(variable)) {
+      unknown(state, via, `the loop sets ${variable}, which the shell runs or expands later`);
+    }
+  }
   if (type === "declaration_command" || type === "unset_command") {
     const keyword = node.child(0)?.text ?? type;
     const words: Word[] = [{ text: keyword, dynamic: false }];
@@ -119,6 +134,9 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
         via,
       });
     }
+    if (SETS_BY_NAME.has(name) && words.slice(1).some((w) => isCodeVariable(w.text))) {
+      unknown(state, via, `"${name}" sets a variable whose value the shell runs later`);
+    }
     const found: FoundCommand = { words, via };
     if (stdin !== undefined) found.stdin = stdin;
     const nameNode = node.childForFieldName("name");
@@ -145,7 +163,25 @@ function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
       via,
     });
   }
+  const valueNode = node.childForFieldName("value");
+  const value = valueNode ? wordOf(valueNode, state.home) : undefined;
+  for (const deferred of deferredAssignment(name ?? "", value)) {
+    if (deferred.kind === "code") {
+      state.contents.deferred.push({ text: deferred.text, via: [...via, deferred.via] });
+    } else unknown(state, via, deferred.reason);
+  }
+  // A nameref (declare -n r=PS1) sets the variable it names.
+  if (value !== undefined && !value.dynamic && isCodeVariable(value.text)) {
+    unknown(state, via, `"${name}" may refer to ${value.text}, which the shell runs later`);
+  }
   visitChildren(node, via, state);
+}
+
+/** Builtins that set a variable named by one of their words. */
+const SETS_BY_NAME = new Set(["read", "printf", "mapfile", "readarray", "getopts", "let"]);
+
+function unknown(state: State, via: string[], reason: string): void {
+  state.contents.unknowns.push({ reason, via });
 }
 
 /** The literal text of a here-document; dynamic when it expands anything. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import picomatch from "picomatch";
 import type { PathVerdict, PolicyContext } from "./types.ts";
@@ -94,7 +94,7 @@ export function expandGlob(glob: string, cwd: string, home: string): string {
  * through its symlinks, `..` applied to the real directory; components that
  * do not exist are appended as written.
  */
-export function realPath(path: string): string {
+export function realPath(path: string, links = 0): string {
   const parts = path.split("/").filter((part) => part !== "" && part !== ".");
   let current = "/";
   for (let i = 0; i < parts.length; i++) {
@@ -107,9 +107,25 @@ export function realPath(path: string): string {
     try {
       current = realpathSync(next);
     } catch {
+      // A link to something that does not exist yet: writing through it creates its target.
+      const target = readLinkOrNull(next);
+      if (target !== null && links < MAX_LINKS) {
+        return realPath(resolve(current, target, ...parts.slice(i + 1)), links + 1);
+      }
       // Not there (or not reachable): nothing below it can be a link yet.
       return resolve(next, ...parts.slice(i + 1));
     }
   }
   return current;
+}
+
+/** Links followed in one path before giving up, as the kernel's ELOOP. */
+const MAX_LINKS = 40;
+
+function readLinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null; // Not a link (or not there at all).
+  }
 }

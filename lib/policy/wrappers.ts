@@ -84,15 +84,24 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const split = seen.get("S") ?? seen.get("split-string");
     const start = skipAssignments(words, index);
     if (typeof split === "string") {
-      // `env -S 'rm -rf /'`: the string is split into words, then the rest follows.
+      // `env -S 'rm -rf /'`: the string is split into words, then the rest follows;
+      // the string may hold env's own options and assignments (`env -S '-i rm'`).
       const rest = words.slice(start).map((w) => w.text).join(" ");
       return [{
         kind: "script",
-        text: { text: `${split} ${rest}`, dynamic: false },
+        text: { text: `env ${split} ${rest}`, dynamic: false },
         via: `${name} -S`,
       }];
     }
-    return argv(words, start, name);
+    // `env PATH=DIR ls` finds ls in DIR: which file runs cannot be known from here.
+    const path = words.slice(index, start).some((w) => w.text.startsWith("PATH="));
+    const pathChange: Inner[] = path
+      ? [{
+        kind: "unknown",
+        reason: `${name} changes PATH, so which file the program is cannot be known`,
+      }]
+      : [];
+    return [...pathChange, ...argv(words, start, name)];
   },
   sudo(words, name) {
     const { index, seen } = skipOptions(words, 1, {

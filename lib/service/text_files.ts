@@ -6,10 +6,11 @@
  */
 
 import { Buffer } from "node:buffer";
-import { type FileHandle, open, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, stat } from "node:fs/promises";
 import { dirname, isAbsolute } from "node:path";
 import type { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";
+import { openChecked, READ_FLAGS, WRITE_FLAGS } from "./checked_open.ts";
 import { FileError, fileErrorFrom, FileNotFoundError } from "./file_errors.ts";
 import { InvalidRequestError } from "./terminal_service.ts";
 
@@ -79,13 +80,13 @@ export async function readTextFile(
   checkLineNumber("limit", options.limit, 0);
   const { access } = options;
   const path = access ? access.guard.checkRead(requested, access, access.actor) : requested;
-  const content = await readChecked(path, options);
+  const content = await readChecked(path, options, isChecked(access));
   access?.guard.recordRead(path, Buffer.byteLength(content), access.actor);
   return content;
 }
 
 /** The read itself, on a path the guard allowed. */
-async function readChecked(path: string, options: ReadOptions): Promise<string> {
+async function readChecked(path: string, options: ReadOptions, checked: boolean): Promise<string> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
   let file: FileHandle;
   try {
@@ -94,7 +95,7 @@ async function readChecked(path: string, options: ReadOptions): Promise<string> 
       const kind = info.isDirectory() ? "directory" : "special file";
       throw new FileError("wrong-kind", `Cannot read "${path}": it is a ${kind}, not a file`);
     }
-    file = await open(path, "r");
+    file = await openChecked("read", path, READ_FLAGS, checked);
   } catch (error) {
     throw fileErrorFrom(error, "read", path);
   }
@@ -218,9 +219,23 @@ export async function writeTextFile(
   if ((await kindOf(path)) === "directory") {
     throw new FileError("wrong-kind", `Cannot write "${path}": it is a directory`);
   }
+  let file: FileHandle;
   try {
-    await writeFile(path, content, "utf8");
+    file = await openChecked("write", path, WRITE_FLAGS, isChecked(access));
   } catch (error) {
     throw fileErrorFrom(error, "write", path);
   }
+  try {
+    await file.truncate(0);
+    await file.writeFile(content, "utf8");
+  } catch (error) {
+    throw fileErrorFrom(error, "write", path);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Whether a policy checked (and resolved) the path, so it must be opened as checked. */
+function isChecked(access: FileAccess | undefined): boolean {
+  return access !== undefined && access.guard.policy !== null;
 }

@@ -1,0 +1,241 @@
+/**
+ * The abuse run's table: ways around the safety core that got through once
+ * and now fail safely. Code a line leaves for the shell to run later (trap,
+ * PROMPT_COMMAND, prompts, alias, complete -C, mapfile -C, bind -x, fc, which
+ * reruns a refused line from the history), `env -S` with env's own options,
+ * `env PATH=...`; through the built binary: a denied line rerun with `fc -s`
+ * in a shell session, PROMPT_COMMAND and trap set through serve, and
+ * fs/write_text_file through a dangling symlink and through a glob whose
+ * directory became a link. The marker program never runs; nothing is written
+ * outside the write globs.
+ * @module
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { createPolicy } from "../../lib/policy/mod.ts";
+import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand } from "../mcp/_kit.ts";
+
+const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
+
+/** Lines that store code for later: each must be denied (`touch` is the marker). */
+const DENIED: [string, string][] = [
+  ["trap on EXIT", "trap 'touch m' EXIT"],
+  ["trap on DEBUG after --", "trap -- 'touch m' DEBUG"],
+  ["PROMPT_COMMAND", "PROMPT_COMMAND='touch m'"],
+  ["exported PROMPT_COMMAND", "export PROMPT_COMMAND='touch m'"],
+  ["alias", "alias ll='touch m'"],
+  ["complete -C", "complete -C 'touch m' ls"],
+  ["complete with options before -C", "complete -o default -C 'touch m' ls"],
+  ["mapfile -C", "mapfile -C 'touch m' -c 1 < /etc/hostname"],
+  ["readarray -C", "readarray -C 'touch m' -c 1 < /etc/hostname"],
+  ["env -S with env's options inside", "env -S '-i touch m'"],
+];
+
+/** Lines whose later code cannot be known: each must be asked about. */
+const ASKED: [string, string, RegExp][] = [
+  ["fc -s reruns the history", "fc -s touch", /history/],
+  ["fc opens an editor and runs the result", "FCEDIT=true fc", /history/],
+  ["PS1 with a substitution", "PS1='$(touch m)'", /PS1/],
+  ["PS0 with backquotes", "PS0='`touch m`'", /PS0/],
+  ["PROMPT_COMMAND built at run time", 'PROMPT_COMMAND="$X"', /PROMPT_COMMAND/],
+  ["BASH_ENV", "BASH_ENV=./x.sh bash -c ls", /BASH_ENV/],
+  ["read into PROMPT_COMMAND", "read PROMPT_COMMAND <<< 'touch m'", /read/],
+  ["printf -v PROMPT_COMMAND", "printf -v PROMPT_COMMAND 'touch m'", /printf/],
+  ["a nameref to PROMPT_COMMAND", "declare -n r=PROMPT_COMMAND; r='touch m'", /PROMPT_COMMAND/],
+  ["a loop over PS1", "for PS1 in '$(touch m)'; do :; done", /PS1/],
+  ["prompt expansion of a variable", "x='$(touch m)'; echo ${x@P}", /@P/],
+  ["bind -x", "bind -x '\"\\C-a\": touch m'", /bind -x/],
+  ["env PATH=DIR", "env PATH=/tmp/evil ls", /PATH/],
+];
+
+/** Lines that stay allowed: the checks above must not catch them. */
+const ALLOWED = [
+  "trap - EXIT",
+  "trap -p",
+  "trap 'echo bye' EXIT",
+  "PS1='\\u@\\h \\$ '",
+  "alias ll='ls -l'",
+  "fc -l",
+  "echo $PS1",
+  "env -S 'A=1 ls'",
+];
+
+describe("bypass: code kept for later", () => {
+  const policy = () => createPolicy({ deny: ["touch"], ask: ["git push"] });
+  for (const [name, line] of DENIED) {
+    it(`bypass: ${name} is denied: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
+      assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
+    });
+  }
+  for (const [name, line, reason] of ASKED) {
+    it(`bypass: ${name} is asked about: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+      assert.match(verdict.reason, reason);
+    });
+  }
+  it("bypass: the harmless forms of the same builtins stay allowed", async () => {
+    for (const line of ALLOWED) {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "allow", `${line}: ${verdict.reason}`);
+    }
+  });
+});
+
+/** A directory with the marker program (`marker NAME` creates `ran-NAME`) and a config. */
+function workspace(config: unknown): { dir: string; env: Record<string, string> } {
+  const dir = realpathSync(tempDir("termbridge-bypass-"));
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "marker"), `#!/bin/sh\ntouch "${dir}/ran-$1"\n`);
+  chmodSync(join(bin, "marker"), 0o755);
+  writeFileSync(join(dir, "termbridge.jsonc"), JSON.stringify(config));
+  const env = {
+    ...serverEnv(),
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: dir,
+    XDG_STATE_HOME: join(dir, "state"),
+    XDG_CONFIG_HOME: join(dir, "config"),
+  };
+  return { dir, env };
+}
+
+/** `termbridge serve` as a child: requests answered by id. */
+class Serve {
+  readonly child: ChildProcess;
+  #buffer = "";
+  #answers = new Map<number, Record<string, unknown>>();
+  #id = 0;
+  stderr = "";
+
+  constructor(args: string[], options: { cwd: string; env: Record<string, string> }) {
+    const { command, args: pre } = termbridgeCommand();
+    this.child = spawn(command, [...pre, "serve", ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stderr!.on("data", (chunk) => this.stderr += chunk);
+    this.child.stdout!.on("data", (chunk) => {
+      this.#buffer += chunk;
+      const lines = this.#buffer.split("\n");
+      this.#buffer = lines.pop()!;
+      for (const line of lines) {
+        const message = JSON.parse(line);
+        this.#answers.set(message.id, message);
+      }
+    });
+  }
+
+  async request(method: string, params: unknown): Promise<Record<string, unknown>> {
+    const id = ++this.#id;
+    this.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    const deadline = Date.now() + STEP_MS * 2;
+    while (!this.#answers.has(id)) {
+      if (Date.now() > deadline) throw new Error(`No answer to ${method}; stderr: ${this.stderr}`);
+      await new Promise((wake) => setTimeout(wake, 20));
+    }
+    return this.#answers.get(id)!;
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin!.end();
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      await new Promise((done) => this.child.once("exit", done));
+    }
+  }
+}
+
+function errorCode(answer: Record<string, unknown>): number | undefined {
+  return (answer.error as { code?: number } | undefined)?.code;
+}
+
+describe("bypass: through serve", () => {
+  it("bypass: a refused line is not rerun from the history with fc -s, and the session goes on", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      const opened = await serve.request("sessions/open", { name: "b", program: ["bash"] });
+      assert.equal(opened.error, undefined, JSON.stringify(opened));
+      await serve.request("sessions/type", { name: "b", text: "marker a\r" });
+      await serve.request("sessions/wait", { name: "b", text: "Denied by policy" });
+      await serve.request("sessions/type", { name: "b", text: "fc -s marker\r" });
+      const waited = await serve.request("sessions/wait", {
+        name: "b",
+        regex: "Denied by policy[^\\n]*\\n(.|\\n)*Denied by policy",
+      });
+      assert.equal(waited.error, undefined, JSON.stringify(waited));
+      const exec = await serve.request("sessions/exec", { name: "b", command: "echo still-here" });
+      assert.equal((exec.result as { output: string }).output, "still-here\n");
+      assert.equal(existsSync(join(dir, "ran-a")), false, "fc -s reran the refused line");
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
+  it("bypass: PROMPT_COMMAND and trap cannot smuggle a denied program (-32003)", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      await serve.request("sessions/open", { name: "b", program: ["bash"] });
+      const set = await serve.request("sessions/exec", {
+        name: "b",
+        command: "PROMPT_COMMAND='marker p'",
+      });
+      assert.equal(errorCode(set), -32003, JSON.stringify(set));
+      const trap = await serve.request("terminal/create", {
+        sessionId: "s",
+        command: "trap 'marker t' EXIT; true",
+      });
+      assert.equal(errorCode(trap), -32003, JSON.stringify(trap));
+      // A prompt after the refusals: PROMPT_COMMAND would have run by now.
+      await serve.request("sessions/exec", { name: "b", command: "true" });
+      assert.equal(existsSync(join(dir, "ran-p")), false);
+      assert.equal(existsSync(join(dir, "ran-t")), false);
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
+  it("bypass: fs/write_text_file through a dangling symlink is judged by its target", async () => {
+    const { dir, env } = workspace({ policy: { write: ["${cwd}/**"] } });
+    const outside = realpathSync(tempDir("termbridge-outside-"));
+    const serve = new Serve(["--config", join(dir, "termbridge.jsonc")], { cwd: dir, env });
+    try {
+      symlinkSync(join(outside, "created"), join(dir, "dangling"));
+      const answer = await serve.request("fs/write_text_file", {
+        sessionId: "s",
+        path: join(dir, "dangling"),
+        content: "pwned",
+      });
+      assert.equal(errorCode(answer), -32003, JSON.stringify(answer));
+      assert.equal(existsSync(join(outside, "created")), false);
+      // The control: a plain file inside is written.
+      const inside = await serve.request("fs/write_text_file", {
+        sessionId: "s",
+        path: join(dir, "plain.txt"),
+        content: "ok",
+      });
+      assert.equal(inside.error, undefined, JSON.stringify(inside));
+    } finally {
+      await serve.close();
+      removeDir(dir);
+      removeDir(outside);
+    }
+  });
+});
