@@ -12,7 +12,7 @@
  * @module
  */
 
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +46,12 @@ const env: Record<string, string> = {
   TMUX_SOCK: join(world, "tmux.sock"),
 };
 delete env.TMUX;
+// 100 sessions at once: above the default limits.terminals (32).
+mkdirSync(join(world, "config", "termbridge"), { recursive: true });
+writeFileSync(
+  join(world, "config", "termbridge", "termbridge.jsonc"),
+  '{ "limits": { "terminals": 200 } }',
+);
 
 const p = (values: number[], q: number) => fixed(percentile(values, q), 2);
 
