@@ -164,6 +164,18 @@ describe("session server: several clients", () => {
           await tmux(world, ["send-keys", "-t", "watch", "C-]"]);
           await paneShows(world, /Detached from "shared"[^]*attach-ended/, "the detach");
           assert.equal(await world.ok(["exec", "shared", "echo still-here"]), "still-here\n");
+          // A watcher (--read-only) sees the session, and its keys go nowhere but Ctrl+].
+          const watch = `${
+            [...termbridgeFor("binary"), "attach", "shared", "--read-only"].join(" ")
+          }; echo watch-ended; sleep 600`;
+          await tmux(world, ["new-window", "-t", "watch", watch]);
+          await paneShows(world, /Attached to "shared"[^]*still-here/, "the read-only attach");
+          await tmux(world, ["send-keys", "-t", "watch", "echo typed-by-watcher", "Enter"]);
+          await world.ok(["exec", "shared", "echo after-the-watcher"]);
+          await paneShows(world, /^after-the-watcher$/m, "the watcher seeing new output");
+          assert.doesNotMatch(await world.ok(["read", "shared"]), /typed-by-watcher/);
+          await tmux(world, ["send-keys", "-t", "watch", "C-]"]);
+          await paneShows(world, /Detached from "shared"[^]*watch-ended/, "the watcher's detach");
         } finally {
           await tmux(world, ["kill-server"]).catch(() => {});
         }
