@@ -94,7 +94,10 @@ export async function serverMain(args: string[]): Promise<number> {
   const sessions = new ServerSessions(sessionDefaults(safety));
   const stopping = new AbortController();
   const stop = () => stopping.abort();
-  if (values["exit-empty"]) sessions.onClosed = () => sessions.list().length === 0 && stop();
+  if (values["exit-empty"]) {
+    // After the answer to the close that emptied it is on its way.
+    sessions.onClosed = () => sessions.list().length === 0 && setTimeout(stop, 0);
+  }
   const clients = new Set<Socket>();
   // Half-open: a client that has said all it will say (end of its input) still gets its answers.
   const server = createServer({ allowHalfOpen: true }, (socket) => {
@@ -125,7 +128,7 @@ export async function serverMain(args: string[]): Promise<number> {
     await sessions.closeAll();
     for (const socket of clients) socket.destroy();
     safety.close();
-    log("stopped: every session closed");
+    await log("stopped: every session closed"); // Written before the exit.
   }
   return 0;
 }
@@ -149,8 +152,8 @@ function removeSocket(path: string): void {
 }
 
 /** A line in the server's log (its stderr, which the starter points at the log file). */
-function log(message: string): void {
-  void runtime.writeStderr(`${new Date().toISOString()} ${message}\n`).catch(() => {});
+function log(message: string): Promise<void> {
+  return runtime.writeStderr(`${new Date().toISOString()} ${message}\n`).catch(() => {});
 }
 
 interface ClientContext {
@@ -188,7 +191,7 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
       await writeJsonLine(socket, { ok: true, pid: process.pid, version: VERSION });
       const stream = socketMessages(socket, rest);
       const done = serveRpc(stream, { sessions, socket: context.path, stop: context.stop });
-      const leave = () => socket.destroy();
+      const leave = () => socket.end(); // What was answered still goes out.
       signal.addEventListener("abort", leave, { once: true });
       await done.finally(() => signal.removeEventListener("abort", leave));
       socket.end();

@@ -149,6 +149,33 @@ describe("session server", () => {
       );
     }));
 
+  it("a server started with --exit-empty stops once its last session is closed", () =>
+    inWorld("source", async (world) => {
+      const socket = join(world.dir, "own", "s.sock");
+      const server = runtime.spawnPiped({
+        argv: [...termbridgeFor("source"), "server", "--socket", socket, "--exit-empty"],
+        env: world.env,
+        stderr: "pipe",
+      });
+      await server.stdin.close();
+      const log = new Response(server.stderr!).text();
+      try {
+        await waitUntil(() => existsSync(socket), "the server's socket", 20_000);
+        await world.ok(["new", "a", "--socket", socket]);
+        await world.ok(["new", "b", "--socket", socket]);
+        await world.ok(["close", "a", "--socket", socket]);
+        assert.equal(existsSync(socket), true, "one session is left");
+        await world.ok(["close", "b", "--socket", socket]);
+        assert.deepEqual(await server.exited, { exitCode: 0, signal: null });
+        assert.equal(existsSync(socket), false);
+        assert.match(await log, /listening on .*s\.sock[^]*stopped: every session closed/);
+      } finally {
+        runtime.kill(server.pid, "SIGTERM");
+        await server.exited;
+        await new Response(server.stdout).text();
+      }
+    }));
+
   it("exit statuses: 124 for a command still running, 2 for a bad line, 1 for an unknown session", () =>
     inWorld("source", async (world) => {
       await world.ok(["new", "a"]);
