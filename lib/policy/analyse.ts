@@ -6,7 +6,7 @@
  */
 
 import { deferredCode } from "./deferred.ts";
-import { extractCommands } from "./extract.ts";
+import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { programNames } from "./resolve.ts";
 import type { ProgramNames } from "./rules.ts";
@@ -27,7 +27,7 @@ export interface Analysed {
 /** Everything a line runs, and why parts of it cannot be known. */
 export interface Analysis {
   commands: Analysed[];
-  unknowns: { reason: string; via: string[] }[];
+  unknowns: LineContents["unknowns"];
   /** Names of the functions the line defines (at any depth). */
   functions: string[];
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { DEFAULT_POLICY_RULES } from "./defaults.ts";
 import { PolicyError } from "./errors.ts";
 import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analyse.ts";
 import { loadShellParser } from "./parser.ts";
@@ -22,6 +23,7 @@ import type {
 
 const RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 const DECISIONS = new Set(["allow", "ask", "deny"]);
+const SHIPPED_ASK: ReadonlySet<string> = new Set(DEFAULT_POLICY_RULES.ask);
 
 /**
  * Builds a policy from the `policy` section of the configuration.
@@ -45,10 +47,19 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
     for (const pattern of rules[list] ?? []) compiled.push(compileRule(list, pattern));
   }
   const index = new RuleIndex(compiled);
-  // A policy that allows everything has nothing to ask about, even for lines it cannot read.
-  const strict = fallback !== "allow" || compiled.some((rule) => rule.list !== "allow");
+  // Lines that cannot be read are asked about when the user restricts anything.
+  // The shipped rules guard against accidents, not adversaries (that is the
+  // sandbox's job): alone they leave `cd sub && ./gradlew` or `make && ./a.out`
+  // to run, and ask only about dangerous shapes such as the fork bomb.
+  const restrictive = compiled.filter((rule) => rule.list !== "allow");
+  const unknowns: Judge["unknowns"] = fallback !== "allow" ||
+      restrictive.some((rule) => !SHIPPED_ASK.has(rule.pattern))
+    ? "all"
+    : restrictive.length > 0
+    ? "shapes"
+    : "none";
   const judge = (analysis: Analysis, context: PolicyContext) =>
-    verdictOf(analysis, { rules: index, fallback, strict, home: context.env.HOME ?? "" });
+    verdictOf(analysis, { rules: index, fallback, unknowns, home: context.env.HOME ?? "" });
   return {
     async checkLine(line, context) {
       const parser = await loadShellParser();
@@ -75,7 +86,8 @@ function analysisContext(context: PolicyContext) {
 interface Judge {
   rules: RuleIndex;
   fallback: Decision;
-  strict: boolean;
+  /** Which lines that cannot be read are asked about: all, dangerous shapes only, or none. */
+  unknowns: "all" | "shapes" | "none";
   home: string;
 }
 
@@ -100,8 +112,9 @@ function verdictOf(analysis: Analysis, judge: Judge): CommandVerdict {
     commands.push(command);
     if (worst === null || RANK[judged.decision] > RANK[worst.decision]) worst = judged;
   }
-  if (judge.strict) {
+  if (judge.unknowns !== "none") {
     for (const unknown of analysis.unknowns) {
+      if (judge.unknowns === "shapes" && unknown.shape !== true) continue;
       const decision: Decision = judge.fallback === "deny" ? "deny" : "ask";
       if (worst === null || RANK[decision] > RANK[worst.decision]) {
         worst = {

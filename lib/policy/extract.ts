@@ -23,8 +23,12 @@ export interface FoundCommand {
 /** What a line holds. */
 export interface LineContents {
   commands: FoundCommand[];
-  /** Why parts of the line cannot be known before it runs. */
-  unknowns: { reason: string; via: string[] }[];
+  /**
+   * Why parts of the line cannot be known before it runs; `shape` marks a
+   * construct dangerous in itself (a fork bomb), asked about even under the
+   * shipped policy alone.
+   */
+  unknowns: { reason: string; via: string[]; shape?: true }[];
   /** Names of the functions the line defines. */
   functions: string[];
   /** Literal code an assignment leaves for the shell to run later (PROMPT_COMMAND). */
@@ -132,6 +136,7 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
       state.contents.unknowns.push({
         reason: `the function "${name}" calls itself (the shape of a fork bomb)`,
         via,
+        shape: true,
       });
     }
     if (SETS_BY_NAME.has(name) && words.slice(1).some((w) => isCodeVariable(w.text))) {

@@ -300,6 +300,15 @@ describe("policy: checkArgv (terminal/create with args)", () => {
   }
 });
 
+describe("policy: lines that cannot be read", () => {
+  test("are asked about once the user adds an ask or deny rule to the shipped ones", async () => {
+    const rules = { ...DEFAULT_POLICY_RULES, deny: ["curl"] };
+    const verdict = await createPolicy(rules).checkLine("make && ./a.out", context);
+    assert.equal(verdict.decision, "ask", verdict.reason);
+    assert.equal(verdict.rule.list, "unknown");
+  });
+});
+
 describe("policy: the shipped default", () => {
   const defaults: [string, Decision][] = [
     ["rm -rf /", "ask"],
@@ -329,6 +338,11 @@ describe("policy: the shipped default", () => {
     ["dd if=/dev/zero of=./disk.img", "allow"],
     ["npm test && git status | head", "allow"],
     ["chmod 755 script.sh", "allow"],
+    // Lines the engine cannot read are asked about only when the user restricts something.
+    ["cd sub && ./gradlew build", "allow"],
+    ["make && ./a.out", "allow"],
+    ["source venv/bin/activate && pytest", "allow"],
+    ['eval "$CMD"', "allow"],
   ];
   for (const [line, decision] of defaults) {
     test(`${decision}: ${JSON.stringify(line)}`, async () => {
