@@ -143,6 +143,19 @@ const SCENARIOS: Record<string, Scenario> = {
     return "cancelled";
   },
 
+  /** Creates a terminal for the line in the prompt; reports what create answered, and its exit. */
+  async policed({ client, sessionId, args, report }) {
+    const created = await attempt(() =>
+      client.createTerminal({ sessionId, command: args.join(" ") })
+    );
+    await report("create", "error" in created ? created : { id: created.id });
+    if (!("error" in created)) {
+      await report("exit", await created.waitForExit());
+      await created.release();
+    }
+    return "end_turn";
+  },
+
   async run({ client, sessionId, args, signal, report }) {
     const terminal = await client.createTerminal({ sessionId, command: args.join(" ") });
     await report("started", terminal.id);
