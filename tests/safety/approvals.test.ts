@@ -7,7 +7,7 @@
  * @module
  */
 
-import { describe, it } from "node:test";
+import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { describe, it } from "node:test";
+import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -68,8 +68,11 @@ class Serve {
     while (!this.#answers.has(id)) {
       if (Date.now() > deadline) throw new Error(`No answer to ${method}; stderr: ${this.stderr}`);
       await new Promise<void>((wake) => {
-        this.#waiters.push(wake);
-        setTimeout(wake, 500);
+        const timer = setTimeout(wake, 500);
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          wake();
+        });
       });
     }
     return this.#answers.get(id)!;
@@ -84,6 +87,15 @@ class Serve {
 }
 
 const S = "s1";
+
+/**
+ * A test with a generous timeout (Bun's default is 5 s). Not the shared
+ * harness: these tests hold child processes' pipes that Deno's sanitizers
+ * would count while the SDK's and node's streams wind down.
+ */
+function it(name: string, fn: () => Promise<void> | void): void {
+  nodeIt(name, { timeout: 120_000 }, fn);
+}
 
 describe("guard", () => {
   it("guard: a deny rule on a program holds through serve in every spelling (the marker never runs)", async () => {

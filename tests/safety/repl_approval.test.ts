@@ -5,7 +5,7 @@
  * @module
  */
 
-import { describe, it } from "node:test";
+import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
