@@ -14,7 +14,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError } from "./errors.ts";
 import { type ConfigFile, readConfigFile } from "./file.ts";
-import type { Config } from "./schema.ts";
+import { type Config, PATH_DEFAULTS } from "./schema.ts";
 import { expandHome, isTrusted, tightens } from "./trust.ts";
 
 export { ConfigError } from "./errors.ts";
@@ -35,6 +35,11 @@ export interface LoadedConfig {
   warnings: string[];
   /** The files read, in order. */
   files: { path: string; role: "user" | "repository" | "explicit" }[];
+  /**
+   * `policy.read`/`policy.write` as they were before an untrusted repository's
+   * config narrowed them: the narrower globs are checked within these too.
+   */
+  bounds?: { "policy.read"?: string[]; "policy.write"?: string[] };
 }
 
 /** Policy lists that add up across files instead of replacing each other. */
@@ -138,6 +143,13 @@ function merge(
     if (restrictedHome !== "" && !tightens(name, value, current, restrictedHome)) {
       ignored.push(name);
       continue;
+    }
+    if (restrictedHome !== "" && (name === "policy.read" || name === "policy.write")) {
+      const key = name === "policy.read" ? "read" : "write";
+      loaded.bounds = {
+        ...loaded.bounds,
+        [name]: (current as string[] | undefined) ?? PATH_DEFAULTS[key],
+      };
     }
     const merged = APPENDED.has(name) && Array.isArray(current)
       ? [...current, ...(value as string[])]

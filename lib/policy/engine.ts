@@ -15,6 +15,7 @@ import type {
   CommandPolicy,
   CommandVerdict,
   Decision,
+  PathVerdict,
   PolicyContext,
   PolicyRules,
   RuleMatch,
@@ -69,8 +70,9 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
       const parser = await loadShellParser();
       return judge(analyseArgv(parser, argv, analysisContext(context)), context);
     },
-    checkRead: (path, context) => checkPath("read", path, rules.read, context),
-    checkWrite: (path, context) => checkPath("write", path, rules.write, context),
+    checkRead: (path, context) => checkBounded("read", path, rules.read, rules.readWithin, context),
+    checkWrite: (path, context) =>
+      checkBounded("write", path, rules.write, rules.writeWithin, context),
   };
 }
 
@@ -181,4 +183,18 @@ function decided(decision: Decision, rule: CompiledRule, reason: string): Judged
 
 function where(via: string[]): string {
   return via.length === 0 ? "" : ` (inside ${via.join(" > ")})`;
+}
+
+/** A path checked against `globs`, and also against `within` when a narrower list is bounded. */
+function checkBounded(
+  kind: "read" | "write",
+  path: string,
+  globs: string[] | undefined,
+  within: string[] | undefined,
+  context: PolicyContext,
+): PathVerdict {
+  const verdict = checkPath(kind, path, globs, context);
+  if (verdict.decision === "deny" || within === undefined) return verdict;
+  const bound = checkPath(kind, path, within, context);
+  return bound.decision === "deny" ? bound : verdict;
 }

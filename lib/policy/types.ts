@@ -20,6 +20,14 @@ export interface PolicyRules {
   read?: string[];
   /** Globs of paths the fs methods may write. */
   write?: string[];
+  /**
+   * Globs a path must match as well as `read` (`write`): what was in force
+   * before a repository's config narrowed the list. A narrower glob can become
+   * wider when a directory in it is later replaced by a link; the bound keeps
+   * it within what the user allowed.
+   */
+  readWithin?: string[];
+  writeWithin?: string[];
 }
 
 /** One simple command found in a line, after wrappers were looked through. */

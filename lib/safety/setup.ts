@@ -65,6 +65,8 @@ export function effectiveRules(loaded: LoadedConfig, policyOff: boolean): Policy
     deny: [...(base.deny ?? []), ...(configured.deny ?? [])],
     read: configured.read ?? base.read ?? [...PATH_DEFAULTS.read],
     write: configured.write ?? base.write ?? [...PATH_DEFAULTS.write],
+    ...(loaded.bounds?.["policy.read"] ? { readWithin: loaded.bounds["policy.read"] } : {}),
+    ...(loaded.bounds?.["policy.write"] ? { writeWithin: loaded.bounds["policy.write"] } : {}),
   };
 }
 

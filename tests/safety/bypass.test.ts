@@ -5,8 +5,8 @@
  * reruns a refused line from the history), `env -S` with env's own options,
  * `env PATH=...`; through the built binary: a denied line rerun with `fc -s`
  * in a shell session, PROMPT_COMMAND and trap set through serve, and
- * fs/write_text_file through a dangling symlink and through a glob whose
- * directory became a link. The marker program never runs; nothing is written
+ * fs/write_text_file through a dangling symlink and through a repository's
+ * narrower glob whose directory became a link. The marker program never runs; nothing is written
  * outside the write globs.
  * @module
  */
@@ -232,6 +232,39 @@ describe("bypass: through serve", () => {
         content: "ok",
       });
       assert.equal(inside.error, undefined, JSON.stringify(inside));
+    } finally {
+      await serve.close();
+      removeDir(dir);
+      removeDir(outside);
+    }
+  });
+
+  it("bypass: a repository's narrower write glob stays within the user's when its directory becomes a link", async () => {
+    const { dir, env } = workspace({ policy: { write: ["${cwd}/narrow/**"] } });
+    mkdirSync(join(dir, "config", "termbridge"), { recursive: true });
+    writeFileSync(
+      join(dir, "config", "termbridge", "termbridge.jsonc"),
+      JSON.stringify({ policy: { write: ["${cwd}/**"] } }),
+    );
+    const outside = realpathSync(tempDir("termbridge-outside-"));
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      // What an allowed command (ln -s) in a terminal would do after start-up.
+      symlinkSync(outside, join(dir, "narrow"));
+      const answer = await serve.request("fs/write_text_file", {
+        sessionId: "s",
+        path: join(dir, "narrow", "x"),
+        content: "pwned",
+      });
+      assert.equal(errorCode(answer), -32003, JSON.stringify(answer));
+      assert.equal(existsSync(join(outside, "x")), false);
+      // The narrowing itself holds: the rest of the working directory is not writable.
+      const rest = await serve.request("fs/write_text_file", {
+        sessionId: "s",
+        path: join(dir, "other.txt"),
+        content: "no",
+      });
+      assert.equal(errorCode(rest), -32003, JSON.stringify(rest));
     } finally {
       await serve.close();
       removeDir(dir);
