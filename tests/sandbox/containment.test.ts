@@ -15,9 +15,12 @@ import { containment } from "../../lib/sandbox/mod.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
 import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
+import { currentBinary } from "../built_binary.ts";
 import { acpArgv, agentArgv } from "../acp/acp_run.ts";
 
 const contained = containment().root !== null;
+/** The compiled binary when it is built and current (`make build`). */
+const binary = currentBinary();
 
 /**
  * A command line whose processes try every way out, each writing its pid to
@@ -154,6 +157,26 @@ describe("containment", () => {
       }, dir)
     );
   });
+
+  itWhen(
+    contained && binary !== undefined,
+    "containment: kill -9 of the built binary (serve) leaves no process",
+    async () => {
+      await withDir((dir) =>
+        killNineLeavesNothing([binary!, "serve"], async (child, command) => {
+          await child.write(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "terminal/create",
+              params: { sessionId: "s", command },
+            }) + "\n",
+          );
+          await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
+        }, dir)
+      );
+    },
+  );
 
   itWhen(contained, "containment: kill -9 of termbridge mcp leaves no process", async () => {
     await withDir((dir) =>

@@ -9,7 +9,7 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,9 +21,13 @@ import {
 } from "../../lib/sandbox/mod.ts";
 import { TerminalService } from "../../lib/service/terminal_service.ts";
 import { SessionManager } from "../../lib/sessions/manager.ts";
+import { Child } from "../acp/child.ts";
+import { currentBinary } from "../built_binary.ts";
 import { writeTextFile } from "../../lib/service/text_files.ts";
 import { PolicyDeniedError } from "../../lib/safety/guard.ts";
 
+/** The compiled binary when it is built and current (`make build`). */
+const binary = currentBinary();
 const hasBwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
 const WORKSPACE: SandboxSettings = { mode: "workspace-write", network: false };
 
@@ -173,6 +177,35 @@ describe("sandbox", () => {
           assert.equal(existsSync(join(outside, "escaped")), false);
         } finally {
           await sessions.closeAll();
+        }
+      });
+    },
+  );
+
+  itWhen(
+    hasBwrap && binary !== undefined,
+    "sandbox: the built binary applies termbridge.jsonc's sandbox (serve)",
+    async () => {
+      await withDirs(async ({ workspace, outside }) => {
+        writeFileSync(
+          join(workspace, "termbridge.jsonc"),
+          '{ "sandbox": { "mode": "workspace-write", "network": false } }\n',
+        );
+        const child = Child.start([binary!, "serve"], { cwd: workspace });
+        try {
+          const send = (id: number, method: string, params: unknown) =>
+            child.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+          await send(1, "terminal/create", {
+            sessionId: "s",
+            command: `echo x >${outside}/escaped; echo x >${workspace}/inside`,
+          });
+          await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
+          await send(2, "terminal/wait_for_exit", { sessionId: "s", terminalId: "term-1" });
+          await child.waitForLine((line) => line.includes('"id":2'), "the exit status");
+          assert.equal(existsSync(join(outside, "escaped")), false);
+          assert.equal(existsSync(join(workspace, "inside")), true);
+        } finally {
+          await child.dispose();
         }
       });
     },
