@@ -17,12 +17,16 @@ import {
 import { dirname } from "node:path";
 import process from "node:process";
 import type { Actor } from "../safety/types.ts";
+import { TerminalError } from "../terminal/errors.ts";
 import type { AuditEvent, AuditSink } from "./types.ts";
 
 /** Size at which the log is rotated (`audit.jsonl` becomes `audit.jsonl.1`, and so on). */
 export const ROTATE_BYTES = 16 * 1024 * 1024;
 /** Rotated files kept besides the current one. */
 export const ROTATE_KEEP = 3;
+
+/** The audit log cannot be opened; nothing runs unaudited, so the mode stops. */
+export class AuditError extends TerminalError {}
 
 /** An audit log that keeps nothing (`--no-audit`). */
 export const NO_AUDIT: AuditSink = { enabled: false, record() {} };
@@ -37,13 +41,21 @@ export class AuditLog implements AuditSink {
 
   /**
    * Opens (creating it and its directory, mode 0600) the log at `path`.
-   * @throws {Error} when the file cannot be opened: the caller must not run unaudited
+   * @throws {AuditError} when the file cannot be opened: the caller must not run unaudited
    */
   constructor(path: string, options: { rotateBytes?: number } = {}) {
     this.path = path;
     this.#rotateBytes = options.rotateBytes ?? ROTATE_BYTES;
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.#fd = openSync(path, "a", 0o600);
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      this.#fd = openSync(path, "a", 0o600);
+    } catch (error) {
+      throw new AuditError(
+        `Cannot open the audit log "${path}": ${
+          (error as Error).message
+        }; choose another file with --audit FILE (or audit.path), or run with --no-audit`,
+      );
+    }
     this.#size = fstatSync(this.#fd).size;
   }
 

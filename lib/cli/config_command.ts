@@ -129,7 +129,9 @@ export async function configMain(args: string[]): Promise<number> {
   const files = loaded.files.map((f) => `${f.path} (${f.role})`).join(", ") || "none";
   const width = Math.max(...rows.map((r) => r.key.length)) + 2;
   const lines = rows.map((r) => {
-    const value = JSON.stringify(r.value);
+    const value = r.value === null
+      ? r.key === "shell" ? "($SHELL, else bash, else sh)" : "(none)"
+      : JSON.stringify(r.value);
     return `${r.key.padEnd(width)}${value.padEnd(32)} ${r.source}`;
   });
   const rules = policy === null
