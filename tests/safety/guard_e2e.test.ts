@@ -206,6 +206,11 @@ describe("guard", () => {
         path: join(dir, "note.txt"),
         content: "hello",
       });
+      await serve.request("fs/read_text_file", { sessionId: S, path: join(dir, "note.txt") });
+      const killed = await serve.request("terminal/create", { sessionId: S, command: "sleep 60" });
+      const killedId = (killed.result as { terminalId: string }).terminalId;
+      await serve.request("terminal/kill", { sessionId: S, terminalId: killedId });
+      await serve.request("terminal/wait_for_exit", { sessionId: S, terminalId: killedId });
       const running = await serve.request("terminal/create", { sessionId: S, command: "sleep 30" });
       assert.ok(running.result, JSON.stringify(running));
       serve.child.kill("SIGKILL");
@@ -227,12 +232,20 @@ describe("guard", () => {
           "release",
           "command:deny",
           "write:allow",
+          "read:allow",
+          "kill",
         ]
       ) {
         assert.ok(events.includes(expected), `${expected} missing from ${events.join(", ")}`);
       }
       // The last command answered (sleep) was recorded with its start before the reply.
-      assert.equal(records.filter((r) => r.event === "start").length, 2);
+      assert.equal(records.filter((r) => r.event === "start").length, 3);
+      const exits = records.filter((r) => r.event === "exit");
+      assert.ok(
+        exits.some((r) => r.signal === "SIGTERM" && r.exitCode === null),
+        "the kill's exit",
+      );
+      assert.ok(exits.some((r) => r.exitCode === 0 && r.outputBytes > 0), "echo's exit");
       const first = records.find((r) => r.event === "command");
       assert.equal(first.mode, "serve");
       assert.deepEqual(first.env, ["SECRET_NAME"]);
