@@ -5,6 +5,8 @@
  * @module
  */
 
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { deferredCode } from "./deferred.ts";
 import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
@@ -147,6 +149,8 @@ class Analyser {
         } else {
           this.line(inner.text.text, [...via, inner.via], depth + 1);
         }
+      } else if (inner.kind === "file") {
+        this.#scriptFile(inner.path.text, inner.via, via);
       } else if (inner.kind === "stdin") {
         if (stdin !== undefined && !stdin.dynamic) {
           this.line(stdin.text, [...via, `${inner.via} <<`], depth + 1);
@@ -168,6 +172,21 @@ class Analyser {
       this.unknown(`the code given to ${via.at(-1)} is only known when the line runs`, via);
     } else {
       this.line(code.text, via, depth + 1);
+    }
+  }
+
+  /** A shell's script file: one the line may create first (it does not exist yet) is unknown. */
+  #scriptFile(path: string, shell: string, via: string[]): void {
+    if (this.#changedDirectory && !path.startsWith("/")) {
+      this.unknown(
+        `the line changes directory before ${shell} runs "${path}", a relative path`,
+        via,
+      );
+    } else if (!existsSync(resolve(this.context.cwd, path))) {
+      this.unknown(
+        `${shell} runs the script "${path}", which does not exist yet, so what it runs cannot be known`,
+        via,
+      );
     }
   }
 

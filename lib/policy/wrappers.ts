@@ -17,7 +17,9 @@ export type Inner =
   /** A shell that reads its commands from standard input (or interactively). */
   | { kind: "stdin"; via: string }
   /** Something runs, but what cannot be known from the words. */
-  | { kind: "unknown"; reason: string };
+  | { kind: "unknown"; reason: string }
+  /** A shell runs a script file (`bash build.sh`): its contents are not read, but a file the line may create is unknown. */
+  | { kind: "file"; path: Word; via: string };
 
 /** `su`-like programs: `-c STRING` runs through a shell, else an interactive shell. */
 function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
@@ -71,8 +73,32 @@ function shell(words: Word[], name: string): Inner[] {
     return [{ kind: "script", text: words[i], via }];
   }
   if (stdin || i >= words.length) return [{ kind: "stdin", via: name }];
-  return []; // `bash script.sh`: a script file, matched by the shell's own name only.
+  const script = words[i];
+  if (script.dynamic) {
+    // `bash <(curl ...)`, `sh "$F"`: a script named only when the line runs.
+    return [{
+      kind: "unknown",
+      reason: `${name} runs a script file known only when the line runs`,
+    }];
+  }
+  // `bash /dev/stdin <<< ...`: the script is standard input after all.
+  if (/^\/dev\/(stdin$|fd\/)|^\/proc\/[^/]+\/fd\//.test(script.text)) {
+    return [{ kind: "stdin", via: name }];
+  }
+  return [{ kind: "file", path: script, via: name }]; // Matched by the shell's own name only.
 }
+
+/** Programs that start shells or run command strings in a language not parsed here. */
+const OPAQUE_RUNNERS: Record<string, string> = {
+  tmux: "tmux starts shells and runs commands that are not checked",
+  screen: "screen starts shells and runs commands that are not checked",
+  byobu: "byobu starts shells and runs commands that are not checked",
+  zellij: "zellij starts shells and runs commands that are not checked",
+  dtach: "dtach starts a program in a shell that is not checked",
+  fish: "fish runs commands in its own language, which is not checked",
+  csh: "csh runs commands in its own language, which is not checked",
+  tcsh: "tcsh runs commands in its own language, which is not checked",
+};
 
 /** The wrappers, by program name: each says what its words run. */
 const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
@@ -189,8 +215,9 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     return argv(words, index + 1, name); // The priority comes first.
   },
   xargs(words, name) {
-    const { index } = skipOptions(words, 1, {
-      values: "adEIiLlnPs",
+    // `-i[R]` and `-l[N]` take their value only attached (GNU): never the next word.
+    const { index, seen } = skipOptions(words, 1, {
+      values: "adEILnPs",
       longValues: [
         "arg-file",
         "delimiter",
@@ -206,7 +233,15 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     if (index >= words.length) {
       return [{ kind: "argv", words: [{ text: "echo", dynamic: false }], via: name, open: true }];
     }
-    return argv(words, index, name, true);
+    // `-I R`: each R in the command is replaced by input, so those words are known only then.
+    const short = words.slice(1, index).find((w) => /^-i/.test(w.text))?.text.slice(2);
+    const replaced = seen.get("I") ?? seen.get("replace") ?? short;
+    const marker = typeof replaced === "string" ? replaced || "{}" : replaced ? "{}" : undefined;
+    if (marker === undefined || marker === "") return argv(words, index, name, true);
+    const command = words.slice(index).map((w) =>
+      w.text.includes(marker) ? { text: w.text, dynamic: true } : w
+    );
+    return [{ kind: "argv", words: command, via: name, open: true }];
   },
   watch(words, name) {
     const { index, seen } = skipOptions(words, 1, {
@@ -347,6 +382,8 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
  */
 export function innerCommands(words: Word[], program: string): Inner[] {
   if (SHELLS.has(program)) return shell(words, program);
+  const opaque = OPAQUE_RUNNERS[program];
+  if (opaque !== undefined) return [{ kind: "unknown", reason: opaque }];
   const wrapper = WRAPPERS[program];
   if (wrapper === undefined) return [];
   return wrapper(words, program);
@@ -354,5 +391,5 @@ export function innerCommands(words: Word[], program: string): Inner[] {
 
 /** Whether `program` runs other programs (a wrapper or a shell). */
 export function isWrapper(program: string): boolean {
-  return SHELLS.has(program) || program in WRAPPERS;
+  return SHELLS.has(program) || program in WRAPPERS || program in OPAQUE_RUNNERS;
 }

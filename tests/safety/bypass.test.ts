@@ -40,6 +40,10 @@ const DENIED: [string, string][] = [
   ["mapfile -C", "mapfile -C 'touch m' -c 1 < /etc/hostname"],
   ["readarray -C", "readarray -C 'touch m' -c 1 < /etc/hostname"],
   ["env -S with env's options inside", "env -S '-i touch m'"],
+  ["xargs -i does not take the next word", "xargs -i touch {}"],
+  ["xargs -l does not take the next word", "xargs -l touch"],
+  ["a shell reading /dev/stdin", "bash /dev/stdin <<< 'touch m'"],
+  ["a shell reading /proc/self/fd/0", "sh /proc/self/fd/0 <<< 'touch m'"],
 ];
 
 /** Lines whose later code cannot be known: each must be asked about. */
@@ -57,6 +61,14 @@ const ASKED: [string, string, RegExp][] = [
   ["prompt expansion of a variable", "x='$(touch m)'; echo ${x@P}", /@P/],
   ["bind -x", "bind -x '\"\\C-a\": touch m'", /bind -x/],
   ["env PATH=DIR", "env PATH=/tmp/evil ls", /PATH/],
+  ["a script from a process substitution", "bash <(echo 'touch m')", /script file/],
+  ["a script the line writes first", "echo 'touch m' > new.sh; bash new.sh", /does not exist yet/],
+  ["a here-string on fd 0 the parser misreads", "sh 0<<<'touch m'", /./],
+  ["xargs -I into sh -c", "xargs -I% sh -c %", /sh -c/],
+  ["xargs -i into sh -c", "xargs -i sh -c '{}'", /sh -c/],
+  ["tmux", "tmux", /tmux/],
+  ["screen with a command", "screen touch m", /screen/],
+  ["fish -c", "fish -c 'touch m'", /fish/],
 ];
 
 /** Lines that stay allowed: the checks above must not catch them. */
@@ -69,6 +81,8 @@ const ALLOWED = [
   "fc -l",
   "echo $PS1",
   "env -S 'A=1 ls'",
+  "bash /dev/null",
+  "xargs -I{} echo {}",
 ];
 
 describe("bypass: code kept for later", () => {
