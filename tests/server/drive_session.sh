@@ -42,6 +42,13 @@ code=0; tb wait demo text never-shown --timeout 0.3 2>"$work/err" || code=$?
 grep -q 'fresh-line' "$work/err" || fail "a timed-out wait shows the screen"
 
 tb screen demo --lines 3 | grep -q 'fresh-line' || fail "screen --lines shows the last lines"
+tb resize demo 90x20
+tb shot demo | grep -q '"cols": 90' || fail "resize changes the size shot reports"
+[ "$(tb exec demo 'tput cols')" = 90 ] || fail "the program sees the new size"
+tb record demo "$work/demo.cast"
+tb exec demo 'echo recorded-line' >/dev/null
+tb record demo stop
+grep -q 'recorded-line' "$work/demo.cast" || fail "record writes an asciicast file"
 tb close demo
 [ -z "$(tb ls)" ] || fail "ls is empty after close"
 tb kill-server
