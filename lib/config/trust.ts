@@ -38,6 +38,10 @@ const SANDBOX_RANK: Record<string, number> = { off: 0, "workspace-write": 1, "re
 function within(glob: string, wider: string): boolean {
   if (glob === wider) return true;
   if (glob.split("/").includes("..") || !wider.endsWith("/**")) return false;
+  // Everything absolute is under "/**", the working directory too.
+  if (wider === "/**") {
+    return glob.startsWith("/") || glob.startsWith("${cwd}/") || glob === "${cwd}";
+  }
   const base = wider.slice(0, -3);
   return glob === base || glob.startsWith(`${base}/`);
 }

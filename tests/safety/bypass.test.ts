@@ -13,7 +13,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -176,6 +176,24 @@ class Serve {
 function errorCode(answer: Record<string, unknown>): number | undefined {
   return (answer.error as { code?: number } | undefined)?.code;
 }
+
+describe("bypass: a repository's config", () => {
+  it("bypass: a repository may narrow read to ${cwd}/** (it was ignored as a widening)", () => {
+    const { dir, env } = workspace({ policy: { read: ["${cwd}/**"] } });
+    try {
+      const { command, args } = termbridgeCommand();
+      const run = spawnSync(command, [...args, "policy", "check", "--read", "/etc/hostname"], {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+      });
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      assert.doesNotMatch(run.stderr, /ignoring/);
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
 
 describe("bypass: through serve", () => {
   it("bypass: a refused line is not rerun from the history with fc -s, and the session goes on", async () => {
