@@ -24,7 +24,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/policy/mod.ts";
-import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand } from "../mcp/_kit.ts";
+import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
 
 const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
 
@@ -301,6 +301,45 @@ describe("bypass: through serve", () => {
       await serve.close();
       removeDir(dir);
       removeDir(outside);
+    }
+  });
+});
+
+describe("bypass: through mcp", () => {
+  it("bypass: terminal_execute and typed keys refuse what got through before; the marker never runs", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    try {
+      await withMcp(async (mcp) => {
+        const lines = [
+          "trap 'marker a' EXIT",
+          "PROMPT_COMMAND='marker b'",
+          "echo x | xargs -i marker c",
+          "bash <(echo 'marker d')",
+          "bash /dev/stdin <<< 'marker e'",
+          "env -S '-i marker f'",
+          "alias zz='marker g'",
+        ];
+        for (const command of lines) {
+          const result = await mcp.call("terminal_execute", { command });
+          assert.equal(result.isError, true, `${command}: ${result.text}`);
+          assert.match(result.text, /Denied by policy/);
+        }
+        // Typed into the shell session: refused, then rerun from the history with fc -s.
+        await mcp.call("type", { text: "marker h\n" });
+        await mcp.call("wait", { text: "Denied by policy" });
+        await mcp.call("type", { text: "fc -s marker\n" });
+        const waited = await mcp.call("wait", {
+          regex: "Denied by policy[^\\n]*\\n(.|\\n)*Denied by policy",
+        });
+        assert.equal(waited.isError, false, waited.text);
+        const ok = await mcp.call("terminal_execute", { command: "echo fine" });
+        assert.equal(ok.isError, false, ok.text);
+      }, { cwd: dir, env });
+      for (const name of "abcdefgh") {
+        assert.equal(existsSync(join(dir, `ran-${name}`)), false, `marker ${name} ran`);
+      }
+    } finally {
+      removeDir(dir);
     }
   });
 });
