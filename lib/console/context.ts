@@ -78,20 +78,20 @@ export class ConsoleContext {
 
   /**
    * The current session.
-   * @throws {CommandError} when no session is open or current
+   * @throws {CommandError} when no session is open or current, or the current one is gone
    */
   session(): Session {
-    if (this.current === undefined || !this.sessions.has(this.current)) {
-      const open = this.sessions.list().map((s) => s.name);
-      throw new CommandError(
-        open.length === 0
-          ? `No session is open: open one with "open" (a shell) or "open NAME -- PROGRAM ARGS..."`
-          : `No session is current: pick one with "use NAME" (open: ${
-            open.map((n) => `"${n}"`).join(", ")
-          })`,
-      );
-    }
-    return this.sessions.get(this.current);
+    // A current session that is gone (a server command naming it, another client closing it)
+    // is named in the error, not described as "none is current".
+    if (this.current !== undefined) return this.sessions.get(this.current);
+    const open = this.sessions.list().map((s) => s.name);
+    throw new CommandError(
+      open.length === 0
+        ? `No session is open: open one with "open" (a shell) or "open NAME -- PROGRAM ARGS..."`
+        : `No session is current: pick one with "use NAME" (open: ${
+          open.map((n) => `"${n}"`).join(", ")
+        })`,
+    );
   }
 
   /** The session called `name`, or the current one when `name` is undefined. */

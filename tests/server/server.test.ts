@@ -191,6 +191,14 @@ describe("session server", () => {
       const missing = await world.tb(["screen", "nope"]);
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /No session is called "nope" \(open: "a"\)/);
+      // The commands the console language runs name the unknown session too.
+      for (
+        const words of [["exec", "nope", "ls"], ["type", "nope", "x"], ["wait", "nope", "idle"]]
+      ) {
+        const unknown = await world.tb(words);
+        assert.equal(unknown.code, 1, words.join(" "));
+        assert.match(unknown.stderr, /No session is called "nope" \(open: "a"\)/, words.join(" "));
+      }
       const option = await world.tb(["screen", "a", "--colour"]);
       assert.equal(option.code, 2);
       assert.match(option.stderr, /unknown option "--colour"/);
