@@ -89,11 +89,25 @@ function policyOf(rules: PolicyRules, loaded: LoadedConfig): CommandPolicy {
 }
 
 /** The approver of the flags: `--yes`, `--no`, else the mode's own, else refusal. */
-function approverOf(answer: SafetyFlags["answer"], interactive?: Approver): Approver {
+function approverOf(
+  answer: SafetyFlags["answer"],
+  mode: Mode,
+  interactive?: Approver,
+): Approver {
   if (answer === "yes") return () => Promise.resolve({ approved: true, by: "--yes" });
   if (answer === "no") return () => Promise.resolve({ approved: false, by: "--no" });
-  return interactive ?? refuseAsks;
+  if (interactive !== undefined) return interactive;
+  // The server's clients cannot pass --yes: the server itself must have been started with it.
+  return mode === "server" ? refuseAsksInServer : refuseAsks;
 }
+
+/** Refuses every "ask" in the session server, saying how to start one that approves. */
+const refuseAsksInServer: Approver = () =>
+  Promise.resolve({
+    approved: false,
+    by: "nobody to ask (start the server with --yes to approve: " +
+      "termbridge kill-server; termbridge server --yes &)",
+  });
 
 /**
  * Reads the configuration and makes the mode's guard.
@@ -123,7 +137,7 @@ export function openSafety(
     mode,
     policy,
     audit,
-    approver: approverOf(flags.answer, options.approver),
+    approver: approverOf(flags.answer, mode, options.approver),
   });
   const { limits, sandbox, budget } = containmentOptions(loaded.config, rules?.write);
   return {

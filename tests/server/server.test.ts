@@ -131,7 +131,7 @@ describe("session server", () => {
       mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
       writeFileSync(
         join(world.dir, "config", "termbridge", "termbridge.jsonc"),
-        '{ "policy": { "deny": ["touch"] } }',
+        '{ "policy": { "deny": ["touch"], "ask": ["mkdir"] } }',
       );
       await world.ok(["new", "p"]);
       const denied = await world.tb(["exec", "p", `touch ${world.dir}/ran-exec`]);
@@ -140,6 +140,11 @@ describe("session server", () => {
       await world.ok(["type", "p", `sh -c 'touch ${world.dir}/ran-typed'\n`]);
       await world.ok(["wait", "p", "text", "Denied by policy"]);
       assert.equal(await world.ok(["exec", "p", "echo allowed"]), "allowed\n");
+      // An ask is refused, and the message says how to start a server that approves.
+      const asked = await world.tb(["exec", "p", `mkdir ${world.dir}/ran-asked`]);
+      assert.equal(asked.code, 1);
+      assert.match(asked.stderr, /start the server with --yes/);
+      assert.equal(existsSync(join(world.dir, "ran-asked")), false);
       assert.equal(existsSync(join(world.dir, "ran-exec")), false);
       assert.equal(existsSync(join(world.dir, "ran-typed")), false);
       const audit = readFileSync(join(world.dir, "state", "termbridge", "audit.jsonl"), "utf8")
