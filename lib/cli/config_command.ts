@@ -18,6 +18,8 @@ import {
   SCHEMA,
 } from "../config/config.ts";
 import { runtime } from "../runtime/mod.ts";
+import { DEFAULT_POLICY_RULES } from "../policy/mod.ts";
+import type { PolicyRules } from "../policy/types.ts";
 import { effectiveRules } from "../safety/setup.ts";
 import { parseModeArgs } from "./args.ts";
 import { SAFETY_OPTIONS, safetyFlags, startSafety } from "./safety_options.ts";
@@ -136,13 +138,28 @@ export async function configMain(args: string[]): Promise<number> {
   });
   const rules = policy === null
     ? "none (--policy off and no rules configured)"
-    : `allow ${JSON.stringify(policy.allow)}, ask ${JSON.stringify(policy.ask)}, deny ${
-      JSON.stringify(policy.deny)
-    }, default ${policy.default}`;
+    : policySummary(policy, flags.policyOff === true);
   await runtime.writeStdout(
     `Files: ${files}\n\n${lines.join("\n")}\n\nPolicy in force (with the shipped rules${
       flags.policyOff ? " turned off" : ""
     }): ${rules}\nAudit log: ${audit ?? "none (--no-audit)"}\n`,
   );
   return 0;
+}
+
+/**
+ * The policy in force as one readable line: the configured rules in full, the
+ * shipped ones (hundreds of spellings of a few destructive commands) counted.
+ */
+function policySummary(policy: PolicyRules, policyOff: boolean): string {
+  const list = (name: "allow" | "ask" | "deny") => {
+    const shipped = new Set(policyOff ? [] : DEFAULT_POLICY_RULES[name] ?? []);
+    const own = (policy[name] ?? []).filter((rule) => !shipped.has(rule));
+    const count = (policy[name] ?? []).length - own.length;
+    const ownText = own.length > 0 ? JSON.stringify(own) : count > 0 ? "" : "[]";
+    const shippedText = count > 0 ? `the ${count} shipped rules` : "";
+    return `${name} ${[ownText, shippedText].filter(Boolean).join(" + ")}`;
+  };
+  return `default ${policy.default}; ${list("allow")}; ${list("ask")}; ${list("deny")}` +
+    (policyOff ? "" : ' ("termbridge config --json" lists every rule)');
 }

@@ -382,6 +382,17 @@ describe("guard", () => {
       });
       assert.deepEqual(settings["audit.path"], { value: "/tmp/x.jsonl", source: "--audit" });
       assert.equal(settings.rows.source, "default");
+      // The text form lists the configured rules and counts the shipped ones.
+      const text = spawnSync(command, [...args, "config"], {
+        cwd: dir,
+        env,
+        encoding: "utf8",
+        timeout: STEP_MS,
+      });
+      assert.equal(text.status, 0, text.stderr);
+      const policy = text.stdout.split("\n").find((line) => line.startsWith("Policy in force"));
+      assert.match(policy ?? "", /; ask the \d+ shipped rules; deny \["curl"\] /);
+      assert.ok((policy ?? "").length < 300, policy);
     } finally {
       removeDir(dir);
     }
