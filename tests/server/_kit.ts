@@ -7,7 +7,7 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,15 +104,19 @@ export class World {
     return run.stdout;
   }
 
-  /** The pids of the servers the log says were started in this world. */
+  /** The pids of the servers the logs say were started in this world (any name or socket). */
   serverPids(): number[] {
-    let text: string;
+    const dir = join(this.dir, "state", "termbridge");
+    let logs: string[];
     try {
-      text = readFileSync(this.log, "utf8");
+      logs = readdirSync(dir).filter((name) => /^server-.*\.log$/.test(name));
     } catch {
       return [];
     }
-    return [...text.matchAll(/server (\d+) listening/g)].map((m) => Number(m[1]));
+    return logs.flatMap((name) =>
+      [...readFileSync(join(dir, name), "utf8").matchAll(/server (\d+) listening/g)]
+        .map((m) => Number(m[1]))
+    );
   }
 
   /** Kills every server started here (kill-server, then SIGKILL), and removes the world. */

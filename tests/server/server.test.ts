@@ -62,6 +62,23 @@ describe("session server", () => {
       assert.equal(statSync(world.socket).uid, process.getuid!());
     }));
 
+  it("-L NAME, --socket PATH and $TERMBRIDGE_SOCKET choose separate servers", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "a", "-L", "other"]);
+      const other = join(dirname(world.socket), "other.sock");
+      assert.equal(existsSync(other), true);
+      assert.equal(existsSync(world.socket), false, "the default server was not started");
+      const path = join(world.dir, "env.sock");
+      world.env.TERMBRIDGE_SOCKET = path;
+      await world.ok(["new", "b"]);
+      assert.equal(existsSync(path), true);
+      assert.match(await world.ok(["ls", "--socket", other]), /^a\s/m);
+      assert.match(await world.ok(["ls"]), /^b\s/m);
+      await world.ok(["kill-server", "-L", "other"]);
+      await world.ok(["kill-server"]);
+      assert.equal(existsSync(other) || existsSync(path), false);
+    }));
+
   it("a socket others may use, or another user's, is refused", () =>
     inWorld("source", async (world) => {
       await world.ok(["new", "a"]);
