@@ -1,8 +1,8 @@
 /**
- * `limits.commandSeconds` in a shell session: each command the shell runs
- * (sent by `exec` or typed) has that long; then its process group (the
- * terminal's foreground job) is killed, SIGTERM then SIGKILL, and the
- * terminal shows why. The shell itself and the session live on.
+ * `limits.commandSeconds` in a shell session: each command sent by `exec`
+ * has that long; then its process group (the terminal's foreground job) is
+ * killed, SIGTERM then SIGKILL, and the terminal shows why. The shell itself
+ * and the session live on. Lines typed into the terminal are not timed.
  * @module
  */
 
@@ -32,7 +32,12 @@ function foregroundGroup(pid: number): number | null {
 export function limitCommandTime(
   terminal: Terminal,
   seconds: number,
-  options: { graceMs: number; onHit?: (hit: LimitHit) => void },
+  options: {
+    graceMs: number;
+    onHit?: (hit: LimitHit) => void;
+    /** Whether the command that starts now is one to time (asked at its start mark). */
+    timed?: () => boolean;
+  },
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let grace: ReturnType<typeof setTimeout> | undefined;
@@ -50,7 +55,7 @@ export function limitCommandTime(
     const mark = parseShellMark(osc);
     if (mark?.kind === "command-start") {
       clearTimeout(timer);
-      timer = setTimeout(expire, seconds * 1000);
+      if (options.timed?.() ?? true) timer = setTimeout(expire, seconds * 1000);
     } else if (mark?.kind === "command-end" || mark?.kind === "prompt") {
       clearTimeout(timer);
       clearTimeout(grace);

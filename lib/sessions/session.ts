@@ -15,7 +15,7 @@ import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/ter
 import { SessionBusyError } from "./errors.ts";
 import { CastRecorder, checkRecordTarget } from "./recorder.ts";
 import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
-import { ShellState } from "./shell_state.ts";
+import { ShellState, TYPED } from "./shell_state.ts";
 import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 import { limitCommandTime } from "./command_timer.ts";
@@ -152,6 +152,11 @@ export class Session {
       this.#stopTimer = limitCommandTime(this.terminal, seconds, {
         graceMs: 2000,
         onHit: options.onLimit,
+        // Sent by exec (an agent, a script), not typed: a person's vim is not timed.
+        timed: () => {
+          const running = this.#shell.running;
+          return running !== undefined && running.end === undefined && running.command !== TYPED;
+        },
       });
     }
     if (shell?.lineDir !== undefined && options.lineCheck !== undefined) {

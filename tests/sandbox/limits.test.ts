@@ -122,7 +122,7 @@ describe("limits", () => {
     });
   });
 
-  it("limits: limits.commandSeconds in a shell session kills the command, not the shell", async () => {
+  it("limits: limits.commandSeconds in a shell session kills an exec'd command, not the shell", async () => {
     const hits: LimitHit[] = [];
     const sessions = new SessionManager({
       cwd: "/tmp",
@@ -138,6 +138,10 @@ describe("limits", () => {
       assert.equal(hits[0]?.limit, "limits.commandSeconds");
       const after = await session.exec("echo still here", 10_000);
       assert.equal(after.output.trim(), "still here");
+      // A line typed at the keyboard (a person's vim, say) is not timed.
+      session.type("sleep 2.5; echo typed-$((1+1))\r");
+      await session.terminal.waitForText("typed-2", 20_000);
+      assert.equal(hits.length, 1, "the typed command was not killed");
     } finally {
       await sessions.closeAll();
     }
