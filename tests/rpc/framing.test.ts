@@ -92,7 +92,7 @@ for (const mode of ["serve", "mcp"] as const) {
         const opened = await rpc.answer("1");
         const pid = mode === "serve"
           ? opened.result.pid
-          : Number(/"pid":\s*(\d+)/.exec(JSON.stringify(opened.result))?.[1]);
+          : JSON.parse(opened.result.content[0].text).pid; // MCP sends the session once, as text.
         assert.ok(pid > 0, opened.raw);
         await rpc.send(request("2", PING[mode]));
         await rpc.answer("2");
