@@ -11,7 +11,7 @@
 
 import { ErrorCode } from "./codes.ts";
 import { parseMessage, stringifyMessage } from "./exact_ids.ts";
-import { LineSplitter } from "./lines.ts";
+import { type Line, LineSplitter } from "./lines.ts";
 
 /** A JSON-RPC message object as read (validated further by the connection). */
 export type Message = Record<string, unknown>;
@@ -66,6 +66,48 @@ export function rejectValue(value: unknown): { id: unknown; message: string } | 
   return undefined;
 }
 
+/** What one line of input is: a message to pass on, or an error reply to send instead. */
+export type LineVerdict =
+  | { message: Message }
+  | { reject: { id: unknown; code: number; message: string } };
+
+/**
+ * Reads one line of input: a blank line is nothing (undefined), a line above
+ * `maxBytes` or one that is not JSON or not a message object is an error
+ * reply to send (-32600, -32700), anything else a message to pass on.
+ */
+export function readLine(line: Line, maxBytes: number): LineVerdict | undefined {
+  if (line.kind === "too-long") {
+    return {
+      reject: {
+        id: null,
+        code: ErrorCode.invalidRequest,
+        message:
+          `Invalid request: a line of ${line.bytes} bytes is longer than the ${maxBytes} allowed`,
+      },
+    };
+  }
+  const text = line.text.trim();
+  if (text === "") return undefined;
+  let value: unknown;
+  try {
+    value = parseMessage(text);
+  } catch (error) {
+    return {
+      reject: {
+        id: null,
+        code: ErrorCode.parseError,
+        message: `Parse error: ${(error as Error).message}`,
+      },
+    };
+  }
+  const problem = rejectValue(value);
+  if (problem !== undefined) {
+    return { reject: { id: problem.id, code: ErrorCode.invalidRequest, message: problem.message } };
+  }
+  return { message: value as Message };
+}
+
 /**
  * Turns one serialized reply into a line, or, when it cannot be serialized
  * (larger than a string can hold), into an error reply for the same id.
@@ -102,30 +144,11 @@ export function ndJsonMessages(
     options.onReject?.(message);
     return write(stringifyMessage(errorResponse(id, code, message)) + "\n");
   };
-  const receive = async (
-    line: ReturnType<LineSplitter["push"]>[number],
-    controller: ReadableStreamDefaultController<Message>,
-  ) => {
-    if (line.kind === "too-long") {
-      await reject(
-        null,
-        ErrorCode.invalidRequest,
-        `Invalid request: a line of ${line.bytes} bytes is longer than the ${splitter.maxBytes} allowed`,
-      );
-      return;
-    }
-    const text = line.text.trim();
-    if (text === "") return;
-    let value: unknown;
-    try {
-      value = parseMessage(text);
-    } catch (error) {
-      await reject(null, ErrorCode.parseError, `Parse error: ${(error as Error).message}`);
-      return;
-    }
-    const problem = rejectValue(value);
-    if (problem !== undefined) await reject(problem.id, ErrorCode.invalidRequest, problem.message);
-    else controller.enqueue(value as Message);
+  const receive = async (line: Line, controller: ReadableStreamDefaultController<Message>) => {
+    const verdict = readLine(line, splitter.maxBytes);
+    if (verdict === undefined) return;
+    if ("message" in verdict) controller.enqueue(verdict.message);
+    else await reject(verdict.reject.id, verdict.reject.code, verdict.reject.message);
   };
   const readable = new ReadableStream<Message>({
     async start(controller) {

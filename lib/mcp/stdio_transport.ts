@@ -11,13 +11,13 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "../jsonrpc/codes.ts";
-import { parseMessage, stringifyMessage } from "../jsonrpc/exact_ids.ts";
+import { stringifyMessage } from "../jsonrpc/exact_ids.ts";
 import { type Line, LineSplitter } from "../jsonrpc/lines.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
   errorResponse,
   type Message,
-  rejectValue,
+  readLine,
   serializeOrExplain,
 } from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -119,28 +119,14 @@ export class StdioTransport implements Transport {
   }
 
   async #receive(line: Line, maxBytes: number): Promise<void> {
-    if (line.kind === "too-long") {
-      await this.#reject(
-        null,
-        ErrorCode.invalidRequest,
-        `Invalid request: a line of ${line.bytes} bytes is longer than the ${maxBytes} allowed`,
-      );
+    const verdict = readLine(line, maxBytes);
+    if (verdict === undefined) return;
+    if ("reject" in verdict) {
+      const { code, message } = verdict.reject;
+      await this.#reject(null, code, message);
       return;
     }
-    const text = line.text.trim();
-    if (text === "") return;
-    let json: unknown;
-    try {
-      json = parseMessage(text);
-    } catch (error) {
-      await this.#reject(null, ErrorCode.parseError, `Parse error: ${(error as Error).message}`);
-      return;
-    }
-    const problem = rejectValue(json);
-    if (problem !== undefined) {
-      await this.#reject(null, ErrorCode.invalidRequest, problem.message);
-      return;
-    }
+    const json = verdict.message;
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       const id = (json as { id?: unknown }).id;
