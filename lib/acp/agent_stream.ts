@@ -8,6 +8,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import type * as acp from "@agentclientprotocol/sdk";
 // The SDK validates with this schema but does not export it; the file ships in its package.
 import { zSessionNotification } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
@@ -53,7 +54,7 @@ export function separateNoise(
     noiseBytes += kept.length;
   };
   const endNoise = () => {
-    const line = decoder.decode(concat(noise)).replace(/\r$/, "");
+    const line = decoder.decode(Buffer.concat(noise)).replace(/\r$/, "");
     noise = [];
     noiseBytes = 0;
     onNoise(line);
@@ -92,16 +93,6 @@ export function separateNoise(
       },
     }),
   );
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return all;
 }
 
 /** A `session/update` that fails the ACP schema. */

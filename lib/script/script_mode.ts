@@ -134,9 +134,7 @@ function seconds(option: string, value: string | undefined): number | undefined 
 
 async function readScript(source: string): Promise<string> {
   if (source === "-") {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of runtime.stdin()) chunks.push(chunk);
-    return new TextDecoder().decode(concat(chunks));
+    return await new Response(runtime.stdin()).text();
   }
   try {
     return readFileSync(source, "utf8");
@@ -151,16 +149,6 @@ async function readScript(source: string): Promise<string> {
       : (error as Error).message;
     throw new UsageError(`Cannot read script "${source}": ${why}`);
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
 
 /**

@@ -166,18 +166,7 @@ async function readLines(
     if (end > start) parts.push(chunk.slice(start, end));
     if (done) break;
   }
-  return concat(parts, kept);
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
+  return Buffer.concat(parts, kept);
 }
 
 async function kindOf(path: string): Promise<"file" | "directory" | "other" | "missing"> {
