@@ -116,6 +116,7 @@ describe("approvals", () => {
         [
           "open",
           'type "marker typed\\n"',
+          'wait text "Denied by policy"',
           "wait prompt",
           "exec echo after",
           "expect-exit 0",
