@@ -4,7 +4,12 @@
  */
 
 import { directoryOption, numberOption, parseModeArgs } from "../cli/args.ts";
-import { SAFETY_HELP, SAFETY_OPTIONS, type startSafety } from "../cli/safety_options.ts";
+import {
+  SAFETY_HELP,
+  SAFETY_OPTIONS,
+  type startSafety,
+  underShortOptions,
+} from "../cli/safety_options.ts";
 import { UsageError } from "../cli/usage.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { PermissionPolicy } from "./permissions.ts";
@@ -46,7 +51,7 @@ Options:
       --init-timeout S   seconds to wait for the answer to initialize (default 30)
       --auth ID          authenticate with this method before the session
       --output-limit N   hard ceiling of kept output per terminal, bytes (default 16 MiB)
-${SAFETY_HELP}
+${underShortOptions(SAFETY_HELP)}
   -h, --help             show this help
 
 Without --yes or --no, permission requests are asked on a terminal and

@@ -32,6 +32,15 @@ export const SAFETY_HELP =
   --no-audit             keep no audit log
   --policy off           without the shipped default policy (the config's rules still apply)`;
 
+/**
+ * Help lines of long-only options moved right under the long names of a help
+ * whose options have short forms (`  -p, --prompt TEXT`), the summaries kept
+ * in their column.
+ */
+export function underShortOptions(lines: string): string {
+  return lines.replace(/^  (--\S+(?: \S+)?)    /gm, "      $1");
+}
+
 /** The help lines of `--yes` and `--no`, with what this mode does without them. */
 export function answerHelp(otherwise: string): string {
   return `  --yes                  approve every command the policy asks about

@@ -29,6 +29,7 @@ import {
   SAFETY_OPTIONS,
   sessionDefaults,
   startSafety,
+  underShortOptions,
 } from "../cli/safety_options.ts";
 import { type Safety, useApprover } from "../safety/setup.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
@@ -49,17 +50,16 @@ Options:
       --server           use the session server's sessions (started if none runs): they stay
                          open when you leave, and attach reaches them; -L NAME or --socket PATH
                          choose the server
-${SAFETY_HELP}
-${answerHelp("asked with a y/n prompt on a terminal, else refused")}
+${underShortOptions(SAFETY_HELP)}
+${underShortOptions(answerHelp("asked with a y/n prompt on a terminal, else refused"))}
   -h, --help             show this help
 
-Tab completes commands, session names and key names; Ctrl+R searches the
-history backwards (type to narrow, Ctrl+R again for older, Enter runs, Escape
-edits, Ctrl+G gives up); Ctrl+C clears the line or stops a wait; Ctrl+D (or
-"quit") closes every session and leaves. History
-is kept in $XDG_STATE_HOME/termbridge/history (default:
-~/.local/state/termbridge/history). "save FILE" writes what worked as a script
-for "termbridge run".
+Tab completes commands, options, session names and key names; Ctrl+R searches
+the history backwards (type to narrow, Ctrl+R again for older, Enter runs,
+Escape edits, Ctrl+G gives up); Ctrl+C clears the line or stops a wait; Ctrl+D
+(or "quit") closes every session and leaves. History is kept in
+$XDG_STATE_HOME/termbridge/history (default: ~/.local/state/termbridge/history).
+"save FILE" writes what worked as a script for "termbridge run".
 
 Commands:
 ${commandList(COMMANDS, "repl")}

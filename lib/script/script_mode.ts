@@ -15,6 +15,7 @@ import {
   SAFETY_OPTIONS,
   sessionDefaults,
   startSafety,
+  underShortOptions,
 } from "../cli/safety_options.ts";
 import type { Safety } from "../safety/setup.ts";
 import {
@@ -40,17 +41,17 @@ one command a line. Stops at the first line that fails and prints where
 Every session the script opened is closed at the end: nothing is left running.
 
 Options:
-      --json              print a JSON report of every step on stdout (instead of outputs)
-  -k, --keep-going        run every line, even after one failed
-      --timeout S         default timeout of expect and wait, seconds (default 10)
-      --exec-timeout S    default timeout of exec and input, seconds (default 30);
-                          one line can set its own: exec --timeout 600 make test
-  -x, --trace             print each line on stderr before running it, and how it went
-      --server            run on the session server's sessions (started if none runs), which
-                          stay open at the end; -L NAME or --socket PATH choose the server
-${SAFETY_HELP}
-${answerHelp("refused: a script cannot ask anyone")}
-  -h, --help              show this help
+      --json             print a JSON report of every step on stdout (instead of outputs)
+  -k, --keep-going       run every line, even after one failed
+      --timeout S        default timeout of expect and wait, seconds (default 10)
+      --exec-timeout S   default timeout of exec and input, seconds (default 30);
+                         one line can set its own: exec --timeout 600 make test
+  -x, --trace            print each line on stderr before running it, and how it went
+      --server           run on the session server's sessions (started if none runs), which
+                         stay open at the end; -L NAME or --socket PATH choose the server
+${underShortOptions(SAFETY_HELP)}
+${underShortOptions(answerHelp("refused: a script cannot ask anyone"))}
+  -h, --help             show this help
 
 A command the policy refuses fails its line (FILE:LINE and the rule).
 
