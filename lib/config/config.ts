@@ -9,7 +9,7 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError } from "./errors.ts";
@@ -96,16 +96,22 @@ export function loadConfig(
   const loaded: LoadedConfig = { config: {}, sources: {}, warnings: [], files: [] };
   const userPath = userConfigPath(options.env);
   const home = options.env.HOME || homedir();
-  if (existsSync(userPath)) merge(loaded, readConfigFile(userPath), "user", "");
+  if (existsSync(userPath)) merge(loaded, readConfigFile(userPath), "user", "", home);
   if (options.explicit !== undefined) {
     const path = resolve(options.cwd, expandHome(options.explicit, home));
     if (!existsSync(path)) throw new ConfigError(`Cannot read config "${path}": no such file`);
-    merge(loaded, readConfigFile(path), "explicit", "");
+    merge(loaded, readConfigFile(path), "explicit", "", home);
   } else {
     const path = join(options.cwd, "termbridge.jsonc");
     if (existsSync(path) && path !== userPath) {
       const trusted = isTrusted(options.cwd, loaded.config.trust ?? [], home);
-      const ignored = merge(loaded, readConfigFile(path), "repository", trusted ? "" : home);
+      const ignored = merge(
+        loaded,
+        readConfigFile(path),
+        "repository",
+        trusted ? "" : home,
+        home,
+      );
       if (ignored.length > 0) {
         loaded.warnings.push(
           `ignoring settings of the repository's config "${path}" that run code or widen access: ${
@@ -117,7 +123,37 @@ export function loadConfig(
       }
     }
   }
+  checkCwd(loaded);
   return loaded;
+}
+
+/** Keys holding a path where a leading `~` is the home directory. */
+const HOME_PATHS = new Set(["cwd", "record"]);
+
+/**
+ * The configured `cwd` must be a directory now, as `--cwd` must: every mode
+ * stops at start-up rather than failing each session it opens.
+ * @throws {ConfigError} naming the file and line that set it
+ */
+function checkCwd(loaded: LoadedConfig): void {
+  const cwd = loaded.config.cwd;
+  if (cwd === undefined) return;
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch {
+    // Missing or unreadable: said below.
+  }
+  if (isDirectory) return;
+  const source = loaded.sources.cwd?.at(-1);
+  const where = source?.kind === "flag" || source === undefined
+    ? {}
+    : { file: source.file, line: source.line };
+  throw new ConfigError(
+    `Invalid config ${describeSource(source).replace(/ \(\w+\)$/, "")}: "cwd" must be an ` +
+      `existing directory, not ${JSON.stringify(cwd)}`,
+    where,
+  );
 }
 
 /**
@@ -129,12 +165,16 @@ function merge(
   file: ConfigFile,
   role: "user" | "repository" | "explicit",
   restrictedHome: string,
+  home: string,
 ): string[] {
   loaded.files.push({ path: file.path, role });
   const ignored: string[] = [];
   for (const path of leaves(file.config)) {
     const name = path.join(".");
-    const value = getSetting(file.config, path);
+    const given = getSetting(file.config, path);
+    const value = HOME_PATHS.has(name) && typeof given === "string"
+      ? expandHome(given, home)
+      : given;
     if (USER_ONLY.has(name) && role !== "user") {
       ignored.push(`${name} (user config only)`);
       continue;

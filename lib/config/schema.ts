@@ -101,6 +101,10 @@ type Check = (value: unknown) => string | null;
 const wholeNumber = (min: number): Check => (v) =>
   Number.isInteger(v) && (v as number) >= min ? null : `a whole number >= ${min}`;
 const string: Check = (v) => typeof v === "string" ? null : "a string";
+const absolutePath: Check = (v) =>
+  typeof v === "string" && (v.startsWith("/") || v === "~" || v.startsWith("~/"))
+    ? null
+    : "an absolute path (or one starting with ~/)";
 const boolean: Check = (v) => typeof v === "boolean" ? null : "true or false";
 const oneOf = (...choices: string[]): Check => (v) =>
   choices.includes(v as string) ? null : `one of ${choices.map((c) => `"${c}"`).join(", ")}`;
@@ -123,12 +127,12 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
   cols: wholeNumber(2),
   rows: wholeNumber(1),
   scrollback: wholeNumber(0),
-  cwd: string,
+  cwd: absolutePath,
   env: stringMap,
   maxSessions: wholeNumber(1),
   idleTimeout: (v) => typeof v === "number" && v >= 0 ? null : "a number of seconds >= 0",
   readOnly: boolean,
-  record: string,
+  record: absolutePath,
   outputLimit: wholeNumber(0),
   maxReadBytes: wholeNumber(1),
   mcpResultLimit: wholeNumber(1024),

@@ -169,3 +169,26 @@ test("config: --config naming a missing file is an error", () => {
     );
   });
 });
+
+test("config: ~ expands in cwd and record; a cwd that is not an existing directory stops every mode with its line", () => {
+  withDirs(({ home, repo, env }) => {
+    mkdirSync(join(home, "src"));
+    userFile(home, '{\n  "cwd": "~/src",\n  "record": "~/casts"\n}\n');
+    const loaded = loadConfig({ cwd: repo, env });
+    assert.equal(loaded.config.cwd, join(home, "src"));
+    assert.equal(loaded.config.record, join(home, "casts"));
+    const path = userFile(home, '{\n  "cols": 100,\n  "cwd": "/nonexistent/project"\n}\n');
+    assert.throws(
+      () => loadConfig({ cwd: repo, env }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message ===
+          `Invalid config ${path}:3: "cwd" must be an existing directory, not "/nonexistent/project"`,
+    );
+    userFile(home, '{ "cwd": "src" }');
+    assert.throws(
+      () => loadConfig({ cwd: repo, env }),
+      /"cwd" must be an absolute path \(or one starting with ~\/\), not "src"/,
+    );
+  });
+});
