@@ -20,12 +20,14 @@ export const COMMON_OPTIONS = `Common options:
 /** The subcommands, in the order `termbridge --help` lists them. */
 export const SUBCOMMAND_HELP: Record<string, SubcommandHelp> = {
   new: {
-    usage: "new NAME [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [-- PROGRAM ARGS...]",
+    usage:
+      "new NAME [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [--record FILE] [-- PROGRAM ARGS...]",
     summary: "open a session in the server (your shell, or PROGRAM)",
     help: `Opens a session called NAME in the session server (started if none runs):
 your shell (bash and zsh report exit codes and the working directory) or
 PROGRAM with ARGS, in DIR (default: the current directory). Returns once it is
-ready (a shell's first prompt is shown).
+ready (a shell's first prompt is shown). --record FILE records it from the
+start (as "record NAME FILE").
 
 Examples:
   termbridge new build --cwd ~/src/app --size 100x30
@@ -107,10 +109,12 @@ timeout (the screen goes to stderr).`,
     help: `Resizes session NAME's terminal; its program gets SIGWINCH.`,
   },
   record: {
-    usage: "record NAME FILE|stop",
+    usage: "record NAME [--overwrite] FILE|stop",
     summary: "record a session to an asciicast file (asciinema play FILE), or stop",
-    help: `Records session NAME's output from now on to FILE (asciicast v2), or stops
-recording with "stop".`,
+    help: `Records session NAME's output from now on to FILE (asciicast v2; a relative
+FILE is taken from the current directory), or stops recording with "stop". An
+existing FILE is replaced only when it is empty or a recording, or with
+--overwrite.`,
   },
   clear: {
     usage: "clear NAME",

@@ -177,7 +177,7 @@ const TABLE: Record<string, Subcommand> = {
   key: console1("key", {}, 1),
   wait: console1("wait", { timeout: "value", all: "flag" }),
   resize: console1("resize"),
-  record: console1("record"),
+  record: console1("record", { overwrite: "flag" }),
   clear: console1("clear"),
   screen: {
     options: { all: "flag", lines: "value", logical: "flag" },

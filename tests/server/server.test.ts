@@ -225,4 +225,19 @@ describe("session server", () => {
       assert.equal(option.code, 2);
       assert.match(option.stderr, /unknown option "--colour"/);
     }));
+  it("record refuses an existing file that is not a recording unless --overwrite; new --record records from the start", () =>
+    inWorld("source", async (world) => {
+      const cast = join(world.dir, "start.cast");
+      await world.ok(["new", "r", "--record", cast]);
+      assert.match(readFileSync(cast, "utf8"), /^\{"version":2/);
+      await world.ok(["record", "r", "stop"]);
+      const notes = join(world.dir, "notes.txt");
+      writeFileSync(notes, "keep me\n");
+      const refused = await world.tb(["record", "r", notes]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /exists and is not an asciicast recording/);
+      assert.equal(readFileSync(notes, "utf8"), "keep me\n");
+      await world.ok(["record", "r", "--overwrite", notes]);
+      assert.match(readFileSync(notes, "utf8"), /^\{"version":2/);
+    }));
 });
