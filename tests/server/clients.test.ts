@@ -74,12 +74,13 @@ describe("session server: several clients", () => {
       });
       try {
         await repl.untilPrompt(0);
-        assert.match(await repl.send("list"), /agent\s+bash/);
+        assert.match(await repl.send("list"), /agent\s+bash/, repl.text());
         assert.match(
           await repl.send("open mine"),
           new RegExp(`Opened "mine": bash .* in ${world.dir}`),
+          repl.text(),
         );
-        assert.equal(await repl.send("exec echo from-the-repl"), "from-the-repl");
+        assert.equal(await repl.send("exec echo from-the-repl"), "from-the-repl", repl.text());
         const mark = repl.mark();
         repl.terminal.write("attach agent\r");
         await repl.terminal.waitFor(
@@ -94,9 +95,9 @@ describe("session server: several clients", () => {
           TIMEOUT_MS,
         );
         repl.terminal.write("\x1d");
-        assert.match(await repl.untilPrompt(mark), /Detached from "agent"/);
+        assert.match(await repl.untilPrompt(mark), /Detached from "agent"/, repl.text());
         repl.terminal.write("quit\r");
-        assert.deepEqual(await repl.terminal.wait(), { exitCode: 0, signal: null });
+        assert.deepEqual(await repl.terminal.wait(), { exitCode: 0, signal: null }, repl.text());
       } finally {
         await repl.dispose();
       }
