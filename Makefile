@@ -67,7 +67,7 @@ uninstall:
 ## docs: completions and man page in dist/share, generated from the binary's own help texts.
 docs: dist/share/.generated
 
-dist/share/.generated: dist/termbridge tools/docs.ts lib/cli/docs.ts
+dist/share/.generated: dist/termbridge tools/docs.ts lib/cli/docs.ts lib/cli/help_spec.ts
 	$(BUN) tools/docs.ts dist/termbridge dist/share
 	@touch $@
 

@@ -14,15 +14,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import {
-  bashCompletion,
-  type CliSpec,
-  fishCompletion,
-  manPage,
-  modeSpec,
-  parseModes,
-  zshCompletion,
-} from "../lib/cli/docs.ts";
+import { bashCompletion, fishCompletion, manPage, zshCompletion } from "../lib/cli/docs.ts";
+import { type CliSpec, modeSpec, parseModes } from "../lib/cli/help_spec.ts";
 
 /** What `binary ARGS` prints on stdout; throws with its stderr when it fails. */
 function helpOf(binary: string, args: string[]): string {

@@ -6,15 +6,8 @@
 
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
-import {
-  bashCompletion,
-  type CliSpec,
-  manPage,
-  modeSpec,
-  parseModes,
-  parseOptions,
-  roffText,
-} from "../../lib/cli/docs.ts";
+import { bashCompletion, manPage, roffText } from "../../lib/cli/docs.ts";
+import { type CliSpec, modeSpec, parseModes, parseOptions } from "../../lib/cli/help_spec.ts";
 import { SUBCOMMAND_HELP } from "../../lib/cli/server_commands.ts";
 import { HELP, MODES } from "../../lib/cli/usage.ts";
 
