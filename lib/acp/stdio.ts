@@ -30,7 +30,7 @@ export function agentStream(
  * `$/cancel_request` names the request in `requestId` (ACP); LSP's habit is
  * `id`: both are accepted.
  */
-export function acceptCancelById(stream: acp.Stream): acp.Stream {
+function acceptCancelById(stream: acp.Stream): acp.Stream {
   const alias = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
     transform(message, controller) {
       const { method, id, params } = message as {

@@ -36,7 +36,7 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
  * The time `--since` names.
  * @throws {UsageError} when it is neither an ISO time nor an age
  */
-export function parseSince(text: string, now = Date.now()): number {
+function parseSince(text: string, now = Date.now()): number {
   const age = /^(\d+(?:\.\d+)?)([smhd])$/.exec(text);
   if (age) return now - Number(age[1]) * UNITS[age[2]];
   const time = Date.parse(text);

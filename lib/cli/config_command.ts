@@ -72,7 +72,7 @@ interface Row {
 }
 
 /** Every key of the schema with its effective value and source. */
-export function configRows(loaded: LoadedConfig, env: Record<string, string>): Row[] {
+function configRows(loaded: LoadedConfig, env: Record<string, string>): Row[] {
   const fallback = defaults(env);
   const keys = Object.entries(SCHEMA).flatMap(([key, check]) =>
     typeof check === "function" ? [key] : Object.keys(check).map((inner) => `${key}.${inner}`)

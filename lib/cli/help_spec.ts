@@ -75,7 +75,7 @@ export function parseModes(help: string): { name: string; summary: string }[] {
 }
 
 /** The completion kind a placeholder asks for. */
-export function valueKind(placeholder: string): ValueKind {
+function valueKind(placeholder: string): ValueKind {
   if (placeholder === "") return "none";
   if (/DIR/.test(placeholder)) return "directory";
   if (/FILE|SCRIPT|PATH/.test(placeholder)) return "file";

@@ -22,7 +22,7 @@ export class TooManyOpenFilesError extends Error {
 }
 
 /** How many files this process has open (Linux: /proc/self/fd), or undefined elsewhere. */
-export function openFileCount(): number | undefined {
+function openFileCount(): number | undefined {
   try {
     return readdirSync("/proc/self/fd").length;
   } catch (error) {

@@ -96,7 +96,7 @@ const ENDS_TEXT = Uint8Array.from(
 );
 
 /** UTF-8 bytes of `text`'s first `end` code units (a lone surrogate counts as U+FFFD). */
-export function utf8Length(text: string, end: number = text.length): number {
+function utf8Length(text: string, end: number = text.length): number {
   let bytes = end;
   for (let i = 0; i < end; i++) {
     const code = text.charCodeAt(i);
