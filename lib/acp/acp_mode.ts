@@ -113,7 +113,6 @@ class AcpRun {
     const app = serveFiles(
       serveTerminals(acp.client({ name: "termbridge" }), this.#service),
       this.#service,
-      undefined,
       { maxReadBytes: safety.loaded.config.maxReadBytes },
     )
       .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {

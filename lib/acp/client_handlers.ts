@@ -161,7 +161,6 @@ export interface FileServingOptions {
 export function serveFiles(
   app: acp.ClientApp,
   service: TerminalService,
-  onWrite?: (path: string, content: string) => void,
   options: FileServingOptions = {},
 ): acp.ClientApp {
   const { fs } = acp.methods.client;
@@ -178,7 +177,6 @@ export function serveFiles(
     .onRequest(fs.writeTextFile, ({ params }) =>
       mapped(async () => {
         await writeTextFile(params.path, params.content, service.fileAccess(params.sessionId));
-        onWrite?.(params.path, params.content);
         return {};
       }));
 }

@@ -85,7 +85,7 @@ export async function serveMain(args: string[]): Promise<number> {
     idleTimeoutSeconds: config.idleTimeout,
   });
   const app = serveSessions(
-    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service), service, undefined, {
+    serveFiles(serveTerminals(acp.client({ name: "termbridge" }), service), service, {
       maxReadBytes,
     }),
     sessions,
