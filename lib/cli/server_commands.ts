@@ -55,9 +55,10 @@ Examples:
   type: {
     usage: "type NAME TEXT...",
     summary: "type text into a session, as a person would",
-    help: `Types TEXT (the words joined by spaces) into session NAME. A final newline
-presses Enter (termbridge type s $'ls\\n'); other newlines are typed as one
-paste. Use "key NAME Enter" to press Enter on its own.`,
+    help: `Types TEXT (the words joined by spaces) into session NAME exactly as given,
+as the REPL's "type" does: each newline presses Enter, so a shell runs each
+line (termbridge type s $'ls\\n'). Without a newline nothing runs; "key NAME
+Enter" presses Enter on its own.`,
   },
   key: {
     usage: "key NAME KEY...",
