@@ -85,14 +85,25 @@ class Analyser {
       return;
     }
     // Extraction finishes with the tree before any nested parse replaces it.
-    const contents = extractCommands(
-      this.parser.parse(joinContinuations(text)),
-      this.context.home,
-      via,
-    );
+    let contents: ReturnType<typeof extractCommands>;
+    try {
+      contents = extractCommands(
+        this.parser.parse(joinContinuations(text)),
+        this.context.home,
+        via,
+      );
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      // Thousands of nested groups or substitutions: too deep to walk, so unknown.
+      this.unknown("the line nests constructs too deeply to be checked", via);
+      return;
+    }
     this.analysis.unknowns.push(...contents.unknowns);
     this.analysis.functions.push(...contents.functions);
     for (const code of contents.deferred) this.#deferred(code.text, code.via, depth);
+    for (const found of contents.commands) {
+      if (!found.words[0].dynamic) this.#commandNames.add(found.words[0].text);
+    }
     for (const found of contents.commands) {
       this.command(found.words, found.via, false, found.stdin, depth);
       const alias = found.afterName !== undefined
@@ -112,6 +123,9 @@ class Analyser {
   }
 
   readonly #expanding = new Set<string>();
+
+  /** Program names the line runs: an alias it defines and also uses has its text checked. */
+  readonly #commandNames = new Set<string>();
 
   command(words: Word[], via: string[], open: boolean, stdin: Word | undefined, depth: number) {
     if (words.length === 0) return;
@@ -136,7 +150,10 @@ class Analyser {
     }
     for (const deferred of deferredCode(words)) {
       if (deferred.kind === "unknown") this.unknown(deferred.reason, via);
-      else this.#deferred(deferred.text, [...via, deferred.via], depth);
+      else if (deferred.alias !== undefined && !this.#commandNames.has(deferred.alias)) {
+        // An alias used on later lines is checked there, with the shell's aliases.
+        continue;
+      } else this.#deferred(deferred.text, [...via, deferred.via], depth);
     }
     const name = program.names.find(isWrapper);
     if (name === undefined) return;

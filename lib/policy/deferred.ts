@@ -1,7 +1,8 @@
 /**
  * Code a command stores for the shell to run later, outside the line being
  * checked: `trap CODE SIG`, `complete -C CMD`, `mapfile -C CODE`, `bind -x`,
- * `alias NAME=CODE`, and `fc`, which runs lines from the history (where a
+ * `alias NAME=CODE` (when the same line also runs NAME: `sh -c` and `zsh -c`
+ * expand aliases on later lines), and `fc`, which runs lines from the history (where a
  * refused line stays). The analyser checks literal code as a line of its own
  * and treats the rest as unknown.
  * @module
@@ -11,7 +12,8 @@ import type { Word } from "./words.ts";
 
 /** What a builtin's words store or run later. */
 export type Deferred =
-  | { kind: "code"; text: Word; via: string }
+  /** `alias`: the name it defines (a non-interactive sh or zsh expands it on later lines). */
+  | { kind: "code"; text: Word; via: string; alias?: string }
   | { kind: "unknown"; reason: string };
 
 /** The option that takes a command string, for builtins that have one. */
@@ -83,6 +85,7 @@ function aliasCode(words: Word[]): Deferred[] {
         kind: "code",
         text: { text: word.text.slice(at + 1), dynamic: word.dynamic },
         via: `alias ${word.text.slice(0, at)}`,
+        alias: word.text.slice(0, at),
       });
     }
   }

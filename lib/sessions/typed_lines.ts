@@ -104,8 +104,14 @@ export class TypedLineChannel {
     } else if (await isIncomplete(typed)) {
       reply = "more"; // Nothing runs until the command is complete; then all of it is checked.
     } else {
-      const verdict = await this.#check(typed);
-      reply = verdict.allowed ? "allow" : `deny ${verdict.message.replace(/[\r\n]+/g, " ")}`;
+      try {
+        const verdict = await this.#check(typed);
+        reply = verdict.allowed ? "allow" : `deny ${verdict.message.replace(/[\r\n]+/g, " ")}`;
+      } catch (error) {
+        // A check that fails refuses the line at once (the shell would wait 600 s, then refuse).
+        const message = error instanceof Error ? error.message : String(error);
+        reply = `deny termbridge could not check the line: ${message.replace(/[\r\n]+/g, " ")}`;
+      }
     }
     this.#reply(`${nonce} ${reply}\n`);
   }

@@ -34,7 +34,8 @@ const DENIED: [string, string][] = [
   ["trap on DEBUG after --", "trap -- 'touch m' DEBUG"],
   ["PROMPT_COMMAND", "PROMPT_COMMAND='touch m'"],
   ["exported PROMPT_COMMAND", "export PROMPT_COMMAND='touch m'"],
-  ["alias", "alias ll='touch m'"],
+  ["alias used later in the same text", "alias ll='touch m'\nll"],
+  ["alias used in sh -c", "sh -c \"alias ll='touch m'\nll\""],
   ["complete -C", "complete -C 'touch m' ls"],
   ["complete with options before -C", "complete -o default -C 'touch m' ls"],
   ["mapfile -C", "mapfile -C 'touch m' -c 1 < /etc/hostname"],
@@ -78,6 +79,8 @@ const ALLOWED = [
   "trap 'echo bye' EXIT",
   "PS1='\\u@\\h \\$ '",
   "alias ll='ls -l'",
+  // Used on a later line, the alias is checked there (typed lines carry the shell's aliases).
+  "alias ll='touch m'",
   "fc -l",
   "echo $PS1",
   "env -S 'A=1 ls'",
@@ -101,6 +104,14 @@ describe("bypass: code kept for later", () => {
       assert.match(verdict.reason, reason);
     });
   }
+  it("bypass: a line nested too deeply to walk is asked about, not an internal error", async () => {
+    const line = "{ ".repeat(20_000) + "touch m" + "; }".repeat(20_000);
+    const started = Date.now();
+    const verdict = await policy().checkLine(line, CONTEXT);
+    assert.equal(verdict.decision, "ask", verdict.reason);
+    assert.match(verdict.reason, /too deeply/);
+    assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
+  });
   it("bypass: the harmless forms of the same builtins stay allowed", async () => {
     for (const line of ALLOWED) {
       const verdict = await policy().checkLine(line, CONTEXT);
@@ -317,7 +328,7 @@ describe("bypass: through mcp", () => {
           "bash <(echo 'marker d')",
           "bash /dev/stdin <<< 'marker e'",
           "env -S '-i marker f'",
-          "alias zz='marker g'",
+          "alias zz='marker g'\nzz",
         ];
         for (const command of lines) {
           const result = await mcp.call("terminal_execute", { command });
