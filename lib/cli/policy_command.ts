@@ -69,7 +69,9 @@ export async function policyMain(args: string[]): Promise<number> {
   const env = runtime.env();
   const cwd = directoryOption("cwd", values.cwd) ?? runtime.cwd();
   const loaded = loadConfig({ explicit: values.config, cwd, env });
-  for (const warning of loaded.warnings) await runtime.writeStderr(`termbridge: ${warning}\n`);
+  for (const warning of loaded.warnings) {
+    await runtime.writeStderr(`termbridge: warning: ${warning}\n`);
+  }
   let policy;
   try {
     policy = createPolicy(effectiveRules(loaded, values.policy === "off") ?? POLICY_OFF);
