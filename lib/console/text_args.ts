@@ -8,7 +8,7 @@
 
 import { CommandError } from "./errors.ts";
 import { tokenize } from "./tokenize.ts";
-import { type ArgSpec, closest, unknownOption } from "./words.ts";
+import { type ArgSpec, closest, missingValue, optionWord } from "./words.ts";
 
 /**
  * What a text-taking command accepts besides its text: its options (a flag
@@ -55,13 +55,8 @@ export function parseTextArgs(command: string, raw: string, spec: TextSpec = {})
     if (word === undefined || !word.startsWith("--")) break;
     rest = rest.slice(word.length).trimStart();
     if (word === "--") break;
-    const [name, inline] = splitOnce(word.slice(2), "=");
-    const kind = known[name];
-    if (kind === undefined) throw unknownOption(command, word, Object.keys(known));
+    const { name, kind, inline } = optionWord(command, word, known);
     if (kind === "flag") {
-      if (inline !== undefined) {
-        throw new CommandError(`Cannot use "${word}" in "${command}": --${name} takes no value`);
-      }
       options[name] = true;
       continue;
     }
@@ -70,9 +65,7 @@ export function parseTextArgs(command: string, raw: string, spec: TextSpec = {})
       value = /^\S+/.exec(rest)?.[0];
       rest = rest.slice(value?.length ?? 0).trimStart();
     }
-    if (value === undefined || value === "") {
-      throw new CommandError(`Cannot use --${name} in "${command}": it needs a value after it`);
-    }
+    if (value === undefined || value === "") throw missingValue(command, name);
     options[name] = value;
   }
   if (spec.trailing) rest = takeTrailing(command, rest, known, options);
@@ -128,9 +121,4 @@ function unquoteWhole(text: string): { text: string; quoted: boolean } {
   }
   if (end !== text.length - 1) return { text, quoted: false };
   return { text: tokenize(text)[0] ?? "", quoted: true };
-}
-
-function splitOnce(text: string, separator: string): [string, string | undefined] {
-  const at = text.indexOf(separator);
-  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }

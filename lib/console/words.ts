@@ -43,20 +43,13 @@ export function parseArgs(command: string, words: readonly string[], spec: ArgSp
       parsed.positionals.push(word);
       continue;
     }
-    const [name, inline] = splitOnce(word.slice(2), "=");
-    const kind = known[name];
-    if (kind === undefined) throw unknownOption(command, word, Object.keys(known));
+    const { name, kind, inline } = optionWord(command, word, known);
     if (kind === "flag") {
-      if (inline !== undefined) {
-        throw new CommandError(`Cannot use "${word}" in "${command}": --${name} takes no value`);
-      }
       parsed.options[name] = true;
       continue;
     }
     const value = inline ?? words[++i];
-    if (value === undefined) {
-      throw new CommandError(`Cannot use --${name} in "${command}": it needs a value after it`);
-    }
+    if (value === undefined) throw missingValue(command, name);
     if (kind === "list") {
       parsed.options[name] = [...(parsed.options[name] as string[] | undefined ?? []), value];
     } else {
@@ -66,13 +59,35 @@ export function parseArgs(command: string, words: readonly string[], spec: ArgSp
   return parsed;
 }
 
-function splitOnce(text: string, separator: string): [string, string | undefined] {
-  const at = text.indexOf(separator);
-  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+/**
+ * Reads one option word (`--name` or `--name=value`) of `command`: its name,
+ * its kind in `known` and the value written after `=`, if any.
+ * @throws {CommandError} for an option `command` does not know, or a value given to a flag
+ */
+export function optionWord(
+  command: string,
+  word: string,
+  known: NonNullable<ArgSpec["options"]>,
+): { name: string; kind: "flag" | "value" | "list"; inline: string | undefined } {
+  const body = word.slice(2);
+  const at = body.indexOf("=");
+  const name = at === -1 ? body : body.slice(0, at);
+  const inline = at === -1 ? undefined : body.slice(at + 1);
+  const kind = known[name];
+  if (kind === undefined) throw unknownOption(command, word, Object.keys(known));
+  if (kind === "flag" && inline !== undefined) {
+    throw new CommandError(`Cannot use "${word}" in "${command}": --${name} takes no value`);
+  }
+  return { name, kind, inline };
+}
+
+/** The error for an option written without the value it needs. */
+export function missingValue(command: string, name: string): CommandError {
+  return new CommandError(`Cannot use --${name} in "${command}": it needs a value after it`);
 }
 
 /** The error for an option `command` does not know, with the nearest known one. */
-export function unknownOption(command: string, word: string, known: string[]): CommandError {
+function unknownOption(command: string, word: string, known: string[]): CommandError {
   if (known.length === 0) {
     return new CommandError(
       `Unknown option "${word}" for "${command}": it takes none (put "--" before words that start with --)`,
