@@ -67,11 +67,13 @@ export function toRequestError(error: unknown): unknown {
       problem: error.problem,
     });
   }
-  if (error instanceof OpenFilesExhaustedError || isOutOfDescriptors(error)) {
-    const message = (error as Error).message;
+  if (error instanceof OpenFilesExhaustedError) {
+    return new acp.RequestError(ErrorCode.tooManyOpenFiles, error.message); // Says "raise ulimit -n".
+  }
+  if (isOutOfDescriptors(error)) {
     return new acp.RequestError(
       ErrorCode.tooManyOpenFiles,
-      /raise ulimit/.test(message) ? message : `${message} (raise ulimit -n)`,
+      `${(error as Error).message} (raise ulimit -n)`,
     );
   }
   if (error instanceof TerminalNotFoundError) {
