@@ -126,7 +126,9 @@ const sinks: Partial<Record<"stdout" | "stderr", ReturnType<typeof Bun.stdout.wr
 async function writeTo(name: "stdout" | "stderr", data: Uint8Array | string): Promise<void> {
   try {
     const sink = sinks[name] ??= (name === "stdout" ? Bun.stdout : Bun.stderr).writer();
-    if (data.length > 0) sink.write(data);
+    // A write the pipe cannot take at once returns a promise: a reader that left meanwhile
+    // rejects it (EPIPE), which must reach the catch below, not go unhandled.
+    if (data.length > 0) await sink.write(data);
     await sink.flush();
   } catch (error) {
     if (BROKEN_PIPE_CODES.has((error as { code?: string }).code ?? "")) {

@@ -230,6 +230,34 @@ describe("script: run", () => {
     });
   });
 
+  it("run: a reader that leaves after the first lines (| head -1), also of --json, gets 141 and a quiet stderr", async () => {
+    await inTempDir(async (dir) => {
+      // A first write the pipe takes, then one it cannot take at once: the reader has gone meanwhile.
+      writeFileSync(join(dir, "two.tb"), "open\nexec seq 1 3\nexec seq 1 300000\n");
+      const quoted = termbridgeArgv().map((arg) => `'${arg}'`).join(" ");
+      for (const [options, reader] of [["", "head -1"], ["--json", "head -c 10"]]) {
+        const pipeline = runtime.spawnPiped({
+          argv: [
+            "bash",
+            "-c",
+            `${quoted} run ${options} two.tb 2>stderr.txt | ${reader} >/dev/null; echo "\${PIPESTATUS[0]}"`,
+          ],
+          cwd: dir,
+          env: testEnv(dir),
+          stderr: "inherit",
+        });
+        await pipeline.stdin.close();
+        const [status] = await Promise.all([new Response(pipeline.stdout).text(), pipeline.exited]);
+        assert.equal(status.trim(), "141", `run ${options} | ${reader}`);
+        assert.equal(
+          readFileSync(join(dir, "stderr.txt"), "utf8"),
+          "",
+          `run ${options} | ${reader}`,
+        );
+      }
+    });
+  });
+
   // How fast it runs is measured by bench/sessions.ts, not here.
   it("run: a script of 1,000 steps (type, key, expect) runs every step", async () => {
     await inTempDir(async (dir) => {
