@@ -55,12 +55,13 @@ export class HistoryFile {
    */
   append(line: string): void {
     if (line.trim() === "" || line.includes("\n")) return;
-    mkdirSync(dirname(this.path), { recursive: true });
-    appendFileSync(this.path, line + "\n");
+    // Private as bash's history is: the lines typed may hold secrets.
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    appendFileSync(this.path, line + "\n", { mode: 0o600 });
     if (++this.#count < 2 * HISTORY_SIZE) return;
     const kept = readFileSync(this.path, "utf8").split("\n").filter((l) => l.trim() !== "")
       .slice(-HISTORY_SIZE);
-    writeFileSync(this.path, kept.join("\n") + "\n");
+    writeFileSync(this.path, kept.join("\n") + "\n", { mode: 0o600 });
     this.#count = kept.length;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMANDS } from "../../lib/console/table.ts";
@@ -68,6 +68,7 @@ describe("repl: history file", () => {
       file.append("   ");
       file.append("exec ls");
       assert.equal(readFileSync(file.path, "utf8"), "open\nexec ls\n");
+      assert.equal(statSync(file.path).mode & 0o777, 0o600, "the history is private");
       assert.deepEqual(new HistoryFile(file.path).load(), ["exec ls", "open"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
