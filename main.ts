@@ -52,6 +52,11 @@ async function main(args: string[]): Promise<number> {
     await runtime.writeStdout(HELP);
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
+  if ((first === "-L" || first === "--name" || first === "--socket") && rest.length >= 2) {
+    // tmux's order: `termbridge -L NAME COMMAND ARGS...` is `termbridge COMMAND -L NAME ARGS...`.
+    const [value, command, ...more] = rest;
+    return await main([command, first, value, ...more]);
+  }
   if (first === "-V" || first === "--version" || first === "version") {
     await runtime.writeStdout(`termbridge ${VERSION} (${runtime.name} ${runtime.version})\n`);
     return EXIT.ok;

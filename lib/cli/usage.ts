@@ -70,7 +70,8 @@ ${
   }
 
 The commands are short-lived clients of the per-user session server, whose
-sessions outlive them (mcp, repl and run use it too with --server).
+sessions outlive them (mcp, repl and run use it too with --server). -L NAME
+may also come first, as in tmux: termbridge -L work ls.
 
 Every program termbridge runs gets a real pseudo-terminal and a headless
 terminal emulator, so what it reports is what a person would see.

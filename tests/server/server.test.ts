@@ -240,4 +240,12 @@ describe("session server", () => {
       await world.ok(["record", "r", "--overwrite", notes]);
       assert.match(readFileSync(notes, "utf8"), /^\{"version":2/);
     }));
+  it("-L NAME before the command, in tmux's order, chooses the server as it does after it", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["-L", "other", "new", "a"]);
+      assert.match(await world.ok(["ls", "-L", "other"]), /^a +/m);
+      assert.equal(await world.ok(["-L", "other", "exec", "a", "echo hi"]), "hi\n");
+      assert.equal(await world.ok(["ls"]), "", "the default server has no session");
+      await world.ok(["-L", "other", "kill-server"]);
+    }));
 });
