@@ -34,6 +34,14 @@ export class ShellState {
   interrupted = false;
   /** Prompts shown so far. */
   prompts = 0;
+  /**
+   * The shell started a prompt (133;A, from its prompt hook) since the line
+   * was last handed over. Only then does the end of a prompt (133;B) mean
+   * that the line editor is back: the line editor also redraws the prompt's
+   * last line, with its end mark, where no new prompt begins (bash after the
+   * typed-line check that Enter runs, before it runs or continues the line).
+   */
+  #promptStarted = false;
   /** The command sent or typed, until a result collected its end. */
   running: RunningCommand | undefined;
   /** The working directory the shell last reported. */
@@ -52,7 +60,7 @@ export class ShellState {
   sent(input: string): void {
     if (this.atPrompt && input.includes("\x03")) this.interrupted = true;
     // deno-lint-ignore no-control-regex -- \x03 is Ctrl+C
-    if (/[\r\n\x03]/.test(input)) this.atPrompt = false;
+    if (/[\r\n\x03]/.test(input)) this.atPrompt = this.#promptStarted = false;
   }
 
   /** Starts following a command sent to the shell. */
@@ -86,8 +94,11 @@ export class ShellState {
     switch (mark.kind) {
       case "prompt":
         this.prompts++;
+        this.#promptStarted = true;
         break;
       case "prompt-end":
+        // A redraw of the prompt the line was typed at: the shell has not taken the line yet.
+        if (!this.#promptStarted) break;
         // The line editor has the terminal now: typed text is not echoed twice.
         this.atPrompt = true;
         this.interrupted = false;

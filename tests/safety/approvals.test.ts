@@ -116,7 +116,6 @@ describe("approvals", () => {
         [
           "open",
           'type "marker typed\\n"',
-          'wait text "Denied by policy"',
           "wait prompt",
           "exec echo after",
           "expect-exit 0",

@@ -9,7 +9,7 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { createPolicy } from "../../lib/policy/mod.ts";
@@ -177,6 +177,31 @@ for (const shell of SHELLS) {
       });
     });
 
+    it(`${shell}: exec right after a refused typed line runs itself and reports its own end`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        const marker = join(kit.home, "m12");
+        session.type(`touch ${marker}\r`);
+        // No wait in between: exec must not take the refused line's end (126) as its own.
+        const after = await session.exec("echo after", TIMEOUT_MS);
+        assert.deepEqual([after.exitCode, after.output], [0, "after\n"]);
+        assert.equal(existsSync(marker), false);
+      });
+    });
+
+    it(`${shell}: the prompt is not back while the shell asks for the rest of a command`, async () => {
+      await withSessions(async (kit) => {
+        const session = await open(kit);
+        // The check answers "more"; bash redraws its prompt line after the check, then asks for
+        // the rest: a prompt wait begun now must end only at the prompt after the whole command.
+        session.type('echo "first\r');
+        await session.wait({ regex: "> ?$" }, TIMEOUT_MS); // PS2: "> " (bash), "dquote> " (zsh)
+        const prompt = session.wait({ prompt: true }, TIMEOUT_MS);
+        session.type('second"\r');
+        assert.match((await prompt).screen, /^first\nsecond$/m);
+      });
+    });
+
     it(`${shell}: a here-document typed line by line runs once complete, checked whole`, async () => {
       await withSessions(async (kit) => {
         const session = await open(kit);
@@ -199,9 +224,14 @@ for (const shell of SHELLS) {
     it(`${shell}: an alias that hides the program is seen through`, async () => {
       await withSessions(async (kit) => {
         const seen: TypedLine[] = [];
+        // Defined where the user's own aliases are: an alias typed in the session is itself
+        // checked (its text is run later), and "alias harmless=touch" is refused.
+        writeFileSync(
+          join(kit.home, shell === "zsh" ? ".zshrc" : ".bashrc"),
+          "alias harmless=touch\n",
+        );
         const session = await open(kit, seen);
         const marker = join(kit.home, "m7");
-        await session.exec("alias harmless=touch", TIMEOUT_MS);
         const result = await session.exec(`harmless ${marker}`, TIMEOUT_MS);
         assert.equal(result.exitCode, 126, result.output);
         assert.equal(existsSync(marker), false);
@@ -294,8 +324,9 @@ describe("sessions: typed lines through the guard", () => {
         },
         audit: { enabled: false, record() {} },
       });
+      // In the user's .bashrc: typed in the session, the alias itself would be asked about.
+      writeFileSync(join(kit.home, ".bashrc"), "alias harmless='git push'\n");
       const session = await kit.open("aliased", { program: ["bash"], guard });
-      await session.exec("alias harmless='git push'", TIMEOUT_MS);
       // Sent by exec, "harmless" matches no rule; in the shell it is "git push", which asks.
       const result = await session.exec("harmless --dry-run", TIMEOUT_MS);
       assert.equal(result.exitCode, 126, result.output);
