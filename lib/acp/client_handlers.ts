@@ -87,7 +87,7 @@ export function toRequestError(error: unknown): unknown {
     error instanceof UnknownKeyError || error instanceof SessionUsageError ||
     error instanceof SessionConflictError || error instanceof RangeError
   ) {
-    return new acp.RequestError(-32602, error.message);
+    return new acp.RequestError(ErrorCode.invalidParams, error.message);
   }
   if (error instanceof WaitTimeoutError) {
     return new acp.RequestError(NOT_NOW, error.message, { screen: error.screen });
@@ -98,7 +98,9 @@ export function toRequestError(error: unknown): unknown {
   ) {
     return new acp.RequestError(NOT_NOW, error.message);
   }
-  if (error instanceof TerminalError) return new acp.RequestError(-32603, error.message);
+  if (error instanceof TerminalError) {
+    return new acp.RequestError(ErrorCode.internalError, error.message);
+  }
   return error; // The SDK reports anything else as an internal error, with details.
 }
 

@@ -5,6 +5,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
+import { ErrorCode, INPUT_ENDED } from "../jsonrpc/codes.ts";
 import { ndJsonMessages, orderedWriter } from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
 
@@ -81,13 +82,13 @@ export function explainInvalidParams(stream: acp.Stream): acp.Stream {
     transform(message, controller) {
       const error =
         (message as { error?: { code: number; message: string; data?: unknown } }).error;
-      if (error?.code === -32602 && error.message === "Invalid params") {
+      if (error?.code === ErrorCode.invalidParams && error.message === "Invalid params") {
         const details = describeIssues(error.data);
         if (details.length > 0) error.message = `Invalid params: ${details.join("; ")}`;
       }
       // The SDK says `"Method not found": bogus/method`; the value is what belongs in quotes.
       const method = (error?.data as { method?: unknown } | undefined)?.method;
-      if (error?.code === -32601 && typeof method === "string") {
+      if (error?.code === ErrorCode.methodNotFound && typeof method === "string") {
         error.message = `Method not found: ${JSON.stringify(method)}`;
       }
       controller.enqueue(message);
@@ -111,9 +112,6 @@ export interface ClosingGrace {
   /** After the cancellation, before termbridge answers what is left itself (default 600 ms). */
   cancelledMs?: number;
 }
-
-/** The message of a request cancelled because termbridge's input ended. */
-const INPUT_ENDED = "Request cancelled: termbridge's input ended before it was answered";
 
 /**
  * Keeps a connection open after the peer's input ended until `beforeClose`
@@ -159,7 +157,11 @@ export function answerBeforeClosing(
       await allAnswered(grace.cancelledMs ?? 600);
       for (const id of [...unanswered.keys()]) {
         unanswered.delete(id);
-        await writer.write({ jsonrpc: "2.0", id, error: { code: -32800, message: INPUT_ENDED } })
+        await writer.write({
+          jsonrpc: "2.0",
+          id,
+          error: { code: ErrorCode.requestCancelled, message: INPUT_ENDED },
+        })
           .catch(() => {}); // Output closed: nobody is left to tell.
       }
       controller.close();
@@ -170,7 +172,7 @@ export function answerBeforeClosing(
       const reply = message as { id?: acp.JsonRpcId; method?: unknown; error?: { code: number } };
       const isReply = reply.method === undefined && reply.id !== undefined;
       if (isReply && !unanswered.has(reply.id!) && cancelled.has(reply.id!)) return; // Answered already.
-      if (isReply && cancelled.has(reply.id!) && reply.error?.code === -32800) {
+      if (isReply && cancelled.has(reply.id!) && reply.error?.code === ErrorCode.requestCancelled) {
         message = { ...message, error: { ...reply.error, message: INPUT_ENDED } } as acp.AnyMessage;
       }
       await writer.write(message);

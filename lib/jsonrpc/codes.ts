@@ -39,3 +39,6 @@ export const ErrorCode = {
   /** The answer would be larger than termbridge sends (a file above the read ceiling, a huge reply). */
   tooLarge: -32015,
 } as const;
+
+/** The message of a request cancelled (`requestCancelled`) because termbridge's input ended. */
+export const INPUT_ENDED = "Request cancelled: termbridge's input ended before it was answered";

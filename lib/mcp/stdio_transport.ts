@@ -10,7 +10,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode } from "../jsonrpc/codes.ts";
+import { ErrorCode, INPUT_ENDED } from "../jsonrpc/codes.ts";
 import { stringifyMessage } from "../jsonrpc/exact_ids.ts";
 import { type Line, LineSplitter } from "../jsonrpc/lines.ts";
 import {
@@ -21,9 +21,6 @@ import {
   serializeOrExplain,
 } from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
-
-/** The message of a request cancelled because termbridge's input ended. */
-const INPUT_ENDED = "Request cancelled: termbridge's input ended before it was answered";
 
 type Id = string | number;
 
