@@ -14,6 +14,8 @@ import type {
   PolicyContext,
   RuleMatch,
 } from "../policy/types.ts";
+import { resolve } from "node:path";
+import { realPath } from "../policy/paths.ts";
 import { TerminalError } from "../terminal/errors.ts";
 import type { Actor, Approver, Mode } from "./types.ts";
 
@@ -72,6 +74,12 @@ export interface GuardOptions {
   /** Answers "ask" verdicts. */
   approver: Approver;
   audit: AuditSink;
+  /**
+   * Files `fs/write_text_file` never writes, whatever the globs say: termbridge's
+   * own configuration files and audit log (an agent rewriting a trusted
+   * directory's termbridge.jsonc would widen the next run).
+   */
+  protectedFiles?: string[];
 }
 
 /** Words for a verdict's rule, e.g. `deny rule "rm -rf"` or `the default (ask)`. */
@@ -119,12 +127,14 @@ export class Guard {
   readonly policy: CommandPolicy | null;
   readonly audit: AuditSink;
   #approver: Approver;
+  readonly #protectedFiles: string[];
 
   constructor(options: GuardOptions) {
     this.mode = options.mode;
     this.policy = options.policy;
     this.audit = options.audit;
     this.#approver = options.approver;
+    this.#protectedFiles = options.protectedFiles ?? [];
   }
 
   /** A guard with no policy and no audit log: what the core uses when nobody configured one. */
@@ -277,6 +287,7 @@ export class Guard {
     actor: Actor,
     bytes?: number,
   ): string {
+    if (kind === "write") this.#refuseProtected(path, context, actor, bytes);
     let verdict: PathVerdict = this.policy === null
       ? { decision: "allow", path, rule: null, reason: "no policy" }
       : kind === "read"
@@ -313,5 +324,27 @@ export class Guard {
       );
     }
     return verdict.path;
+  }
+
+  /** Refuses (and records) a write to one of termbridge's own files, through any link or `..`. */
+  #refuseProtected(path: string, context: PolicyContext, actor: Actor, bytes?: number): void {
+    if (this.#protectedFiles.length === 0) return;
+    const real = realPath(resolve(context.cwd, path));
+    const hit = this.#protectedFiles.find((file) => realPath(file) === real);
+    if (hit === undefined) return;
+    this.audit.record(actor, {
+      event: "write",
+      path: real,
+      bytes: bytes ?? null,
+      decision: "deny",
+      rule: null,
+    });
+    throw new PolicyDeniedError(
+      `Denied by policy: cannot write ${
+        JSON.stringify(path)
+      }: it is termbridge's own configuration or audit log ("${hit}"); edit it yourself`,
+      null,
+      path,
+    );
   }
 }

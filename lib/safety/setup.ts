@@ -5,6 +5,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import { AuditLog, NO_AUDIT } from "../audit/log.ts";
 import {
   applyFlag,
@@ -14,6 +15,7 @@ import {
   type LoadedConfig,
   PATH_DEFAULTS,
   resolveAuditPath,
+  userConfigPath,
 } from "../config/config.ts";
 import type { CommandPolicy, PolicyRules } from "../policy/types.ts";
 import {
@@ -137,6 +139,12 @@ export function openSafety(
     mode,
     policy,
     audit,
+    protectedFiles: [
+      userConfigPath(env),
+      join(options.cwd, "termbridge.jsonc"),
+      ...loaded.files.map((file) => file.path),
+      ...(auditPath === null ? [] : [auditPath]),
+    ],
     approver: approverOf(flags.answer, mode, options.approver),
   });
   const { limits, sandbox, budget } = containmentOptions(loaded.config, rules?.write);

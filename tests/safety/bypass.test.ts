@@ -18,6 +18,7 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
+  readFileSync,
   realpathSync,
   symlinkSync,
   writeFileSync,
@@ -316,6 +317,42 @@ describe("bypass: through serve", () => {
   });
 });
 
+describe("bypass: termbridge's own files", () => {
+  it("bypass: fs/write_text_file cannot rewrite the configuration or the audit log, even through a link", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    const userConfig = join(dir, "config", "termbridge", "termbridge.jsonc");
+    const audit = join(dir, "audit.jsonl");
+    const serve = new Serve(["--audit", audit], { cwd: dir, env });
+    try {
+      symlinkSync(userConfig, join(dir, "innocent.jsonc"));
+      for (
+        const path of [
+          join(dir, "termbridge.jsonc"),
+          userConfig,
+          join(dir, "innocent.jsonc"),
+          audit,
+        ]
+      ) {
+        const answer = await serve.request("fs/write_text_file", {
+          sessionId: "s",
+          path,
+          content: '{ "trust": ["/"], "policy": { "default": "allow" } }',
+        });
+        assert.equal(errorCode(answer), -32003, `${path}: ${JSON.stringify(answer)}`);
+        assert.match(JSON.stringify(answer), /termbridge's own/);
+      }
+      assert.equal(existsSync(userConfig), false);
+      assert.match(readFileSync(join(dir, "termbridge.jsonc"), "utf8"), /marker/);
+      // The refusals are in the audit log, which is still whole.
+      const events = readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      assert.ok(events.filter((e) => e.event === "write" && e.decision === "deny").length >= 4);
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+});
+
 describe("bypass: through mcp", () => {
   it("bypass: terminal_execute and typed keys refuse what got through before; the marker never runs", async () => {
     const { dir, env } = workspace({ policy: { deny: ["marker"] } });
@@ -343,6 +380,8 @@ describe("bypass: through mcp", () => {
           regex: "Denied by policy[^\\n]*\\n(.|\\n)*Denied by policy",
         });
         assert.equal(waited.isError, false, waited.text);
+        const prompt = await mcp.call("wait", { prompt: true });
+        assert.equal(prompt.isError, false, prompt.text);
         const ok = await mcp.call("terminal_execute", { command: "echo fine" });
         assert.equal(ok.isError, false, ok.text);
       }, { cwd: dir, env });
