@@ -20,6 +20,7 @@ import {
 } from "../console/mod.ts";
 import { runtime } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
+import { TERMINAL_DEFAULTS } from "../terminal/terminal.ts";
 import type { Session } from "../sessions/session.ts";
 import { attachSession } from "./attach.ts";
 import {
@@ -45,7 +46,8 @@ things, and take a session over with "attach" (Ctrl+] comes back).
 
 Options:
       --cwd DIR          working directory of new sessions and relative paths (default: the current one)
-      --size COLSxROWS   size of sessions opened without --size (default: fits your terminal)
+      --size COLSxROWS   size of sessions opened without --size (default: the config's
+                         cols/rows, else what fits your terminal)
       --no-history       neither read nor write the history file
       --server           use the session server's sessions (started if none runs): they stay
                          open when you leave, and attach reaches them; -L NAME or --socket PATH
@@ -140,7 +142,7 @@ export async function replMain(
   }
   if (remote !== undefined) {
     repl.console = await remote({
-      options: { cwd: options.cwd, size: options.size ?? fittingSize() },
+      options: { cwd: options.cwd, size: sessionSize(options, safety) },
       styled: runtime.isTerminal("stdout"),
       handOver: (body) => repl.handOver(body),
     });
@@ -183,7 +185,7 @@ class Repl {
       mode: "repl",
       cwd: options.cwd,
       styled: this.#styled,
-      size: options.size ?? fittingSize(),
+      size: sessionSize(options, safety),
       attach: (session, signal) => this.#attach(session, signal),
     });
     const ctx = this.#ctx;
@@ -404,6 +406,24 @@ class Repl {
   #print(text: string): Promise<void> {
     return runtime.writeStdout(text);
   }
+}
+
+/**
+ * The size of sessions opened without one: `--size`, else the configuration's
+ * `cols`/`rows` where a file sets them, else what fits the person's terminal.
+ */
+function sessionSize(
+  options: { size?: { cols: number; rows: number } },
+  safety: Safety,
+): { cols: number; rows: number } | undefined {
+  if (options.size !== undefined) return options.size;
+  const fit = fittingSize();
+  const { cols, rows } = safety.loaded.config;
+  if (cols === undefined && rows === undefined) return fit;
+  return {
+    cols: cols ?? fit?.cols ?? TERMINAL_DEFAULTS.cols,
+    rows: rows ?? fit?.rows ?? TERMINAL_DEFAULTS.rows,
+  };
 }
 
 /** Sessions sized so that their framed screen and the prompt fit the person's terminal. */

@@ -78,6 +78,21 @@ describe("repl", () => {
     });
   });
 
+  it("repl: sessions take the configuration's cols and rows over the terminal's size, --size over both", async () => {
+    await inTempDir(async (dir) => {
+      const config = join(dir, "size.jsonc");
+      writeFileSync(config, '{ "cols": 70, "rows": 12 }');
+      const repl = new ReplDriver(dir, { args: ["--config", config] });
+      try {
+        await repl.untilPrompt(0);
+        assert.match(await repl.send("open"), /Opened "main": \S+ \(pid \d+, 70x12\)/);
+        assert.match(await repl.send("open b --size 50x9"), /, 50x9\)/);
+      } finally {
+        await repl.dispose();
+      }
+    });
+  });
+
   it("repl: Tab completes commands, key names and session names; Ctrl+C clears the line", async () => {
     await withRepl(async (repl) => {
       await repl.send("open build");
