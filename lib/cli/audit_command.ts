@@ -88,6 +88,7 @@ async function follow(file: string, show: (line: string) => string | null): Prom
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((signal) =>
     runtime.onSignal(signal, () => stopped = true)
   );
+  const decoder = new TextDecoder();
   try {
     while (!stopped) {
       await new Promise((done) => setTimeout(done, 200));
@@ -102,7 +103,8 @@ async function follow(file: string, show: (line: string) => string | null): Prom
         closeSync(fd);
       }
       offset = size;
-      const lines = (partial + new TextDecoder().decode(buffer)).split("\n");
+      // One decoder for the whole follow: a character cut between two reads stays whole.
+      const lines = (partial + decoder.decode(buffer, { stream: true })).split("\n");
       partial = lines.pop() ?? "";
       const shown = lines.filter((l) => l !== "").map(show).filter((l) => l !== null);
       if (shown.length > 0) await runtime.writeStdout(shown.join("\n") + "\n");

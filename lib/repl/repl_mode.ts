@@ -300,12 +300,17 @@ class Repl {
     const action = request.kind === "command" ? "Run" : request.kind === "read" ? "Read" : "Write";
     const query = `${action} ${request.subject}? The policy asks: ${request.verdict.reason} [y/N] `;
     return new Promise((done) => {
-      const onAbort = () => done({ approved: false, by: "user (interrupted)" });
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#abort?.signal.addEventListener("abort", onAbort, { once: true });
-      this.#rl.question(query, (answer) => {
+      const interrupt = this.#abort?.signal;
+      const onAbort = () => finish({ approved: false, by: "user (interrupted)" });
+      const finish = (approval: Approval) => {
         signal?.removeEventListener("abort", onAbort);
-        done({ approved: /^\s*y(es)?\s*$/i.test(answer), by: "user" });
+        interrupt?.removeEventListener("abort", onAbort);
+        done(approval);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      interrupt?.addEventListener("abort", onAbort, { once: true });
+      this.#rl.question(query, (answer) => {
+        finish({ approved: /^\s*y(es)?\s*$/i.test(answer), by: "user" });
       });
     });
   }
