@@ -29,9 +29,10 @@ An MCP server on stdin/stdout whose tools drive real terminals: type, sendKey,
 getContent, takeScreenshot, clear (Terminal MCP's tools), terminal_execute (run
 a command and get its output, exit code, status and working directory), wait,
 listSessions, openSession, resizeSession, closeSession, and Terminal MCP's
-createSession, destroySession, startRecording, stopRecording. Every tool takes
-an optional session (or sessionId, the same); without one it uses "default", a
-shell started on first use. A result carries at most --result-limit bytes of
+createSession, destroySession, startRecording, stopRecording. Every tool that
+works in a session takes an optional session (or sessionId, the same; also
+terminal_id for terminal_execute); without one it uses "default", a shell
+started on first use. A result carries at most --result-limit bytes of
 text (command output keeps its end) and says what it left out.
 stdout carries only protocol; diagnostics go to stderr.
 

@@ -122,10 +122,23 @@ export const TOOLS = [
       terminal_id: z.string().min(1).max(64).optional().describe(
         'Session to use (default "default")',
       ),
+      ...SESSION,
     }),
     writes: true,
     run: async (sessions, args, signal) => {
-      const result = await sessions.execute(args, signal);
+      // terminal_id is seed 003's name; session and sessionId are the other tools' names for it.
+      const { session, sessionId, ...command } = args;
+      const named = sessionName({ session, sessionId });
+      if (
+        named !== undefined && command.terminal_id !== undefined && named !== command.terminal_id
+      ) {
+        throw new Error(
+          `Cannot tell which session to use: terminal_id "${command.terminal_id}" and ` +
+            `session "${named}" differ; give one of them`,
+        );
+      }
+      const terminal = command.terminal_id ?? named;
+      const result = await sessions.execute({ ...command, terminal_id: terminal }, signal);
       const limit = sessions.resultLimit;
       const cut = tail(result.content, limit);
       if (cut.omittedBytes === 0) return json(result);

@@ -91,6 +91,31 @@ describe("mcp bad arguments", () => {
     });
   });
 
+  it("mcp: terminal_execute names its session by terminal_id, session or sessionId, as every tool does", async () => {
+    await withMcp(async (mcp) => {
+      for (
+        const [key, name] of [["sessionId", "by-id"], ["session", "by-name"], [
+          "terminal_id",
+          "by-tid",
+        ]]
+      ) {
+        const result = await mcp.call("terminal_execute", { command: "echo here", [key]: name });
+        assert.equal(result.isError, false, result.text);
+        assert.equal(JSON.parse(result.text).terminal_id, name);
+      }
+      const listed = JSON.parse((await mcp.call("listSessions")).text).sessions
+        .map((s: { name: string }) => s.name).sort();
+      assert.deepEqual(listed, ["by-id", "by-name", "by-tid"]);
+      const both = await mcp.call("terminal_execute", {
+        command: "echo",
+        terminal_id: "a",
+        sessionId: "b",
+      });
+      assert.equal(both.isError, true);
+      assert.match(both.text, /terminal_id "a" and session "b" differ/);
+    });
+  });
+
   it("mcp: opening sessions, failed or not, leaves no per-session temporary files", async () => {
     // The shell's start-up files are shared by every session (one directory per user).
     await withMcp(async (mcp) => {

@@ -21,7 +21,7 @@ const TOOLS: Record<string, { required: string[]; optional: string[]; writes: bo
   clear: { required: [], optional: ["session", "sessionId"], writes: true },
   terminal_execute: {
     required: ["command"],
-    optional: ["is_input", "no_enter", "timeout", "terminal_id"],
+    optional: ["is_input", "no_enter", "timeout", "terminal_id", "session", "sessionId"],
     writes: true,
   },
   wait: {
