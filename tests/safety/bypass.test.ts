@@ -222,6 +222,9 @@ describe("bypass: through serve", () => {
         regex: "Denied by policy[^\\n]*\\n(.|\\n)*Denied by policy",
       });
       assert.equal(waited.error, undefined, JSON.stringify(waited));
+      // The refusal is printed by the command that replaced the line: its end comes after.
+      const prompt = await serve.request("sessions/wait", { name: "b", prompt: true });
+      assert.equal(prompt.error, undefined, JSON.stringify(prompt));
       const exec = await serve.request("sessions/exec", { name: "b", command: "echo still-here" });
       assert.equal((exec.result as { output: string }).output, "still-here\n");
       assert.equal(existsSync(join(dir, "ran-a")), false, "fc -s reran the refused line");
