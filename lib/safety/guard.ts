@@ -179,7 +179,10 @@ export class Guard {
       : check.line !== undefined
       ? await this.policy.checkLine(check.line, context)
       : await this.policy.checkArgv(check.argv ?? [], context);
-    const verdict = check.origin === "open" && found !== null ? asSessionProgram(found) : found;
+    const program = check.origin === "open" && found !== null ? asSessionProgram(found) : found;
+    const verdict = this.policy === null || program === null
+      ? program
+      : stricter(program, await this.#checkEnvCode(check, context));
     if (this.audit.enabled) {
       this.audit.record(actor, {
         event: "command",
@@ -347,4 +350,27 @@ export class Guard {
       path,
     );
   }
+
+  /**
+   * Variables the request sets whose values a shell runs (PROMPT_COMMAND, PS1
+   * with substitutions, BASH_ENV, ENV): checked as the line `export NAME=VALUE`
+   * would be, so the engine's rules for them apply to `env` parameters too.
+   */
+  async #checkEnvCode(check: CommandCheck, context: PolicyContext): Promise<CommandVerdict | null> {
+    const names = (check.envNames ?? []).filter((name) => ENV_CODE.has(name));
+    if (names.length === 0 || this.policy === null) return null;
+    const line = names.map((name) =>
+      `export ${name}='${(check.env[name] ?? "").replaceAll("'", `'\\''`)}'`
+    ).join("; ");
+    return await this.policy.checkLine(line, context);
+  }
+}
+
+/** Environment variables whose values shells run or source. */
+const ENV_CODE = new Set(["PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "BASH_ENV", "ENV"]);
+
+/** The stricter of two verdicts (the first when they are equal or the second is absent). */
+function stricter(first: CommandVerdict, second: CommandVerdict | null): CommandVerdict {
+  if (second === null || RANK[second.decision] <= RANK[first.decision]) return first;
+  return { ...second, reason: `its environment: ${second.reason}` };
 }

@@ -181,7 +181,10 @@ export class Session {
     const program = options.program ?? [defaultShell(env)];
     const guard = options.guard ?? Guard.open();
     const actor = guard.actor({ session: options.name });
-    await guard.checkCommand({ origin: "open", argv: program, cwd, env }, actor);
+    await guard.checkCommand(
+      { origin: "open", argv: program, cwd, env, envNames: Object.keys(options.env ?? {}) },
+      actor,
+    );
     // Lines typed into the shell go through the same guard, unless there is no policy to apply.
     const opened: { session?: Session } = {};
     const lineCheck = options.lineCheck ??

@@ -259,6 +259,41 @@ describe("bypass: through serve", () => {
     }
   });
 
+  it("bypass: code in the env parameter (PROMPT_COMMAND, BASH_ENV) is checked like the line", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    writeFileSync(join(dir, "evil.sh"), "marker e\n");
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      const opened = await serve.request("sessions/open", {
+        name: "p",
+        program: ["bash"],
+        env: { PROMPT_COMMAND: "marker p" },
+      });
+      assert.equal(errorCode(opened), -32003, JSON.stringify(opened));
+      const created = await serve.request("terminal/create", {
+        sessionId: "s",
+        command: "bash",
+        args: ["-c", "true"],
+        env: [{ name: "BASH_ENV", value: join(dir, "evil.sh") }],
+      });
+      assert.equal(errorCode(created), -32003, JSON.stringify(created));
+      // The control: a plain prompt is fine, and the session works.
+      const plain = await serve.request("sessions/open", {
+        name: "q",
+        program: ["bash"],
+        env: { PS1: "ready> " },
+      });
+      assert.equal(plain.error, undefined, JSON.stringify(plain));
+      const exec = await serve.request("sessions/exec", { name: "q", command: "echo ok" });
+      assert.equal((exec.result as { output: string }).output, "ok\n");
+      assert.equal(existsSync(join(dir, "ran-p")), false);
+      assert.equal(existsSync(join(dir, "ran-e")), false);
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
   it("bypass: fs/write_text_file through a dangling symlink is judged by its target", async () => {
     const { dir, env } = workspace({ policy: { write: ["${cwd}/**"] } });
     const outside = realpathSync(tempDir("termbridge-outside-"));
