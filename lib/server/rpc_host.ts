@@ -14,6 +14,7 @@ import { explainInvalidParams } from "../acp/stdio.ts";
 import { mapped } from "../acp/client_handlers.ts";
 import { VERSION } from "../cli/usage.ts";
 import { CommandError, ConsoleContext, parseLine, runParsed } from "../console/mod.ts";
+import type { MessageStream } from "../jsonrpc/ndjson.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import type { Session, SessionOptions } from "../sessions/session.ts";
 import { SERVER_METHODS } from "./wire.ts";
@@ -49,7 +50,7 @@ const schemas = {
 };
 
 /** Serves one JSON-RPC connection over `stream`; resolves when it closes. */
-export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Promise<void> {
+export async function serveRpc(stream: MessageStream, options: RpcHostOptions): Promise<void> {
   const { sessions } = options;
   const app = serveSessions(acp.client({ name: "termbridge server" }), sessions);
   let scriptConsole: ConsoleContext | undefined;
@@ -101,7 +102,7 @@ export async function serveRpc(stream: acp.Stream, options: RpcHostOptions): Pro
     setTimeout(options.stop, 0); // After the answer is on its way.
     return { stopping: true };
   });
-  const connection = app.connect(explainInvalidParams(stream));
+  const connection = app.connect(explainInvalidParams(stream as acp.Stream));
   await connection.closed;
 }
 

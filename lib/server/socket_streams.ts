@@ -5,7 +5,7 @@
  */
 
 import type { Socket } from "node:net";
-import * as acp from "@agentclientprotocol/sdk";
+import { type MessageStream, ndJsonMessages } from "../jsonrpc/ndjson.ts";
 
 /** The hello line and the bytes that came after it in the same reads. */
 export interface Opened {
@@ -78,22 +78,25 @@ export function socketReadable(socket: Socket, rest: Uint8Array): ReadableStream
   });
 }
 
-/** Writes to the socket; writes after the peer left are dropped. */
-export function socketWritable(socket: Socket): WritableStream<Uint8Array> {
-  return new WritableStream<Uint8Array>({
-    write: (chunk) =>
-      new Promise<void>((resolve) => {
-        if (socket.destroyed || !socket.writable) return resolve();
-        socket.write(chunk, () => resolve());
-      }),
-    close: () => void socket.end(),
-    abort: () => void socket.destroy(),
-  });
+/**
+ * JSON-RPC messages, one a line, over the socket: termbridge's own framing
+ * (ids kept exact, a bad or over-long line answered and skipped, the loop
+ * going on), as serve and mcp have it.
+ */
+export function socketMessages(
+  socket: Socket,
+  rest: Uint8Array,
+  options: { maxLineBytes?: number } = {},
+): MessageStream {
+  return ndJsonMessages(socketReadable(socket, rest), (line) => writeLine(socket, line), options);
 }
 
-/** JSON-RPC messages, one a line, over the socket. */
-export function socketMessages(socket: Socket, rest: Uint8Array): acp.Stream {
-  return acp.ndJsonStream(socketWritable(socket), socketReadable(socket, rest));
+/** Writes one line; the order of calls is the order on the socket. Dropped once the peer left. */
+function writeLine(socket: Socket, line: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (socket.destroyed || !socket.writable) return resolve();
+    socket.write(line, () => resolve());
+  });
 }
 
 /** Writes one JSON line. */
