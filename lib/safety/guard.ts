@@ -6,6 +6,7 @@
  * @module
  */
 
+import { currentClient } from "./client.ts";
 import type { AuditEvent, AuditSink, CommandOrigin } from "../audit/types.ts";
 import type {
   CommandPolicy,
@@ -147,9 +148,10 @@ export class Guard {
     });
   }
 
-  /** The actor of this mode with the given ids. */
+  /** The actor of this mode with the given ids, and the server's client acting now (if any). */
   actor(ids: Omit<Actor, "mode"> = {}): Actor {
-    return { mode: this.mode, ...ids };
+    const client = currentClient();
+    return client === undefined ? { mode: this.mode, ...ids } : { mode: this.mode, client, ...ids };
   }
 
   /** Replaces the approver (a front end that can ask sets its own once it is ready). */

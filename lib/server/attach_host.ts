@@ -18,6 +18,8 @@ export interface AttachRequest {
   name: string;
   size: { cols: number; rows: number } | null;
   readOnly: boolean;
+  /** The client's label, to whom the lines its keys make the shell run are attributed. */
+  client: string;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function serveAttach(
     socket.end();
     return;
   }
+  const attached = session;
   const readOnly = request.readOnly;
   let size = request.size;
   const listeners = new Set<(chunk: Uint8Array) => void>();
@@ -53,7 +56,10 @@ export async function serveAttach(
       if (readOnly) {
         bytes = bytes.includes(DETACH_BYTE) ? Uint8Array.of(DETACH_BYTE) : bytes.subarray(0, 0);
       }
-      if (bytes.length > 0) listeners.forEach((listener) => listener(bytes));
+      if (bytes.length > 0) {
+        if (!readOnly) attached.noteClient(request.client);
+        listeners.forEach((listener) => listener(bytes));
+      }
     } else if (Array.isArray(message.resize) && !readOnly) {
       const [cols, rows] = message.resize as number[];
       if (Number.isInteger(cols) && Number.isInteger(rows)) size = { cols, rows };

@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
+import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
 import { type Connection, openConnection, ServerUnavailableError } from "./client.ts";
 import { checkSocketOwner, logPath, prepareSocketDir } from "./paths.ts";
@@ -62,8 +63,10 @@ async function connectOnce(
  * @throws {ServerUnavailableError} when none runs and none may be started, or it does not start
  * @throws {UnsafeSocketError} when the socket or its directory belongs to someone else
  */
-export async function reachServer(hello: Hello, options: ReachOptions): Promise<Connection> {
+export async function reachServer(given: Hello, options: ReachOptions): Promise<Connection> {
   const { path } = options;
+  // Each client is named in the server's audit log; by its kind unless the caller says more.
+  const hello = { ...given, client: given.client ?? `${given.kind} pid ${process.pid}` };
   checkSocketOwner(path);
   try {
     return await connectOnce(path, hello, options.awaitReply);

@@ -8,6 +8,7 @@
  */
 
 import { resolve } from "node:path";
+import process from "node:process";
 import { UsageError } from "../cli/usage.ts";
 import { quoteWord } from "../console/tokenize.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -252,8 +253,13 @@ export function chosenSocket(args: CommandArgs): string {
 }
 
 /** Connects to the server (starting one if `start`), telling the user about a lost one. */
-export function connectTo(path: string, kind: "rpc", start = true): Promise<Connection> {
-  return reachServer({ hello: "termbridge", kind }, {
+export function connectTo(
+  path: string,
+  kind: "rpc",
+  options: { start?: boolean; client?: string } = {},
+): Promise<Connection> {
+  const start = options.start ?? true;
+  return reachServer({ hello: "termbridge", kind, client: options.client }, {
     path,
     env: runtime.env(),
     start,
@@ -275,7 +281,9 @@ export async function subcommandMain(name: string, argv: string[]): Promise<numb
     return EXIT.ok;
   }
   for (let attempt = 1;; attempt++) {
-    const rpc = new RpcClient(await connectTo(chosenSocket(args), "rpc"));
+    const rpc = new RpcClient(
+      await connectTo(chosenSocket(args), "rpc", { client: `${name} pid ${process.pid}` }),
+    );
     try {
       return await command.run({ name, args, rpc, json: args.options.json === true });
     } catch (error) {

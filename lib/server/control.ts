@@ -34,7 +34,11 @@ export async function killServerMain(argv: string[]): Promise<number> {
   const path = chosenSocket(args);
   let connection;
   try {
-    connection = await reachServer({ hello: "termbridge", kind: "rpc" }, {
+    connection = await reachServer({
+      hello: "termbridge",
+      kind: "rpc",
+      client: `kill-server pid ${process.pid}`,
+    }, {
       path,
       env: runtime.env(),
       start: false,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import process from "node:process";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseModeArgs } from "../cli/args.ts";
@@ -104,7 +105,7 @@ export async function runServerMain(args: string[]): Promise<number> {
   const env = runtime.env();
   const runner: RunnerFactory = async (timeouts) => {
     const rpc = new RpcClient(
-      await reachServer({ hello: "termbridge", kind: "rpc" }, {
+      await reachServer({ hello: "termbridge", kind: "rpc", client: `run pid ${process.pid}` }, {
         path: socketPath(chosen, env),
         env,
         start: true,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import process from "node:process";
 import { CommandError, parseLine, type StepResult } from "../console/mod.ts";
 import { type ReplConsole, type ReplHost, replMain } from "../repl/repl_mode.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -28,7 +29,7 @@ export async function replServerMain(args: string[]): Promise<number> {
 
 async function remoteConsole(path: string, host: ReplHost): Promise<ReplConsole> {
   const rpc = new RpcClient(
-    await reachServer({ hello: "termbridge", kind: "rpc" }, {
+    await reachServer({ hello: "termbridge", kind: "rpc", client: `repl pid ${process.pid}` }, {
       path,
       env: runtime.env(),
       start: true,

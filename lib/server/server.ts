@@ -29,6 +29,7 @@ import { probeSocket } from "./probe.ts";
 import { serveRpc } from "./rpc_host.ts";
 import { readFirstLine, socketMessages, writeJsonLine } from "./socket_streams.ts";
 import type { Hello } from "./wire.ts";
+import { asClient } from "../safety/client.ts";
 
 /** `termbridge server --help`. */
 export const SERVER_HELP = `Usage: termbridge server [-L NAME | --socket PATH] [--exit-empty]
@@ -185,6 +186,25 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
     socket.end();
     return;
   }
+  // Everything this connection does is recorded as this client's (lib/safety/client.ts).
+  const client = clientLabel(hello);
+  await asClient(client, () => serveHello(socket, hello, rest, client, context));
+}
+
+/** A client's label for the audit log: what its hello says (bounded), else its kind. */
+function clientLabel(hello: Hello): string {
+  const given = typeof hello.client === "string" ? hello.client.replace(/[\x00-\x1f]/g, "") : "";
+  return given.trim() === "" ? hello.kind : given.slice(0, 200);
+}
+
+/** Serves the connection a hello asked for. */
+async function serveHello(
+  socket: Socket,
+  hello: Hello,
+  rest: Uint8Array,
+  client: string,
+  context: ClientContext,
+): Promise<void> {
   const { sessions, signal } = context;
   switch (hello.kind) {
     case "rpc": {
@@ -198,7 +218,7 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
       return;
     }
     case "attach":
-      return await serveAttach(socket, { ...hello, rest, sessions, signal });
+      return await serveAttach(socket, { ...hello, client, rest, sessions, signal });
     case "mcp":
       return await serveMcp(socket, { ...hello, rest, sessions, signal });
     default:

@@ -14,7 +14,13 @@
  */
 
 /** The client's first line. */
-export type Hello =
+export type Hello = HelloKind & {
+  /** Who the client is, for the audit log: "exec pid 1234", "mcp pid 99", "attach pid 7". */
+  client?: string;
+};
+
+/** What a connection is for, with that kind's fields. */
+export type HelloKind =
   | { hello: "termbridge"; kind: "rpc" }
   | {
     hello: "termbridge";

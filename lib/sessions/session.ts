@@ -8,6 +8,7 @@
 import { basename, dirname } from "node:path";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
 import type { RuleMatch } from "../policy/types.ts";
+import { currentClient } from "../safety/client.ts";
 import { Guard } from "../safety/guard.ts";
 import { isKeyName } from "../terminal/keys.ts";
 import { resolveProgram } from "../terminal/launch.ts";
@@ -194,7 +195,7 @@ export class Session {
           env: { ...env, PATH: typed.path },
           aliases: typed.aliases,
           preApproved: opened.session?.takeApproval(typed.line),
-        }, actor));
+        }, { ...actor, ...clientOf(opened.session) }));
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
     });
@@ -470,6 +471,22 @@ export class Session {
     if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };
   }
 
+  /** The server's client that last wrote to the program (see lib/safety/client.ts). */
+  #lastClient: string | undefined;
+
+  /**
+   * The server's client that last wrote to the program, to whom the lines its
+   * shell runs are attributed; undefined outside the server.
+   */
+  get lastClient(): string | undefined {
+    return this.#lastClient;
+  }
+
+  /** Says that client `label` writes to the program now (for writes that bypass the session). */
+  noteClient(label: string): void {
+    this.#lastClient = label;
+  }
+
   /** The line whose "ask" was just approved when it was sent, and by which rule. */
   #approved: { line: string; rule: RuleMatch } | null = null;
 
@@ -529,6 +546,7 @@ export class Session {
 
   /** Notes input that went to the program: recorded, and told to the shell's state. */
   #sent(input: string): void {
+    this.#lastClient = currentClient() ?? this.#lastClient;
     this.#recorder?.input(input);
     this.#shell.sent(input);
   }
@@ -628,4 +646,10 @@ export class Session {
       } ${how}; close it and open a new one`,
     );
   }
+}
+
+/** The client a typed line is attributed to: the session's last writer. */
+function clientOf(session: Session | undefined): { client?: string } {
+  const client = session?.lastClient;
+  return client === undefined ? {} : { client };
 }

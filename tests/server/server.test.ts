@@ -169,6 +169,20 @@ describe("session server", () => {
       assert.ok(
         audit.some((e) => e.mode === "server" && e.session === "p" && e.decision === "deny"),
       );
+      // Which client did what: the subcommand and its pid, for commands, typed lines and asks.
+      const client = (e: { client?: string }) => e.client ?? "(none)";
+      const execDeny = audit.find((e) => e.origin === "exec" && /ran-exec/.test(e.line ?? ""));
+      assert.match(client(execDeny), /^exec pid \d+$/, JSON.stringify(execDeny));
+      const typedDeny = audit.find((e) => e.origin === "typed" && e.decision === "deny");
+      assert.match(client(typedDeny), /^type pid \d+$/, JSON.stringify(typedDeny));
+      const asks = audit.filter((e) => /ran-asked/.test(e.line ?? e.subject ?? ""));
+      assert.ok(asks.length > 0, JSON.stringify(audit));
+      for (const ask of asks) assert.match(client(ask), /^exec pid \d+$/, JSON.stringify(ask));
+      await world.ok(["close", "p"]);
+      const after = readFileSync(join(world.dir, "state", "termbridge", "audit.jsonl"), "utf8")
+        .trim().split("\n").map((line) => JSON.parse(line));
+      const release = after.find((e) => e.event === "release" && e.session === "p");
+      assert.match(client(release), /^close pid \d+$/, JSON.stringify(release));
     }));
 
   it("a server started with --exit-empty stops once its last session is closed", () =>
