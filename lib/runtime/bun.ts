@@ -6,6 +6,7 @@
 
 import process from "node:process";
 import { isatty } from "node:tty";
+import { connectUnix } from "./bun_unix.ts";
 import { afterExit } from "./exit_drain.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { fileLimit } from "./bun_libc.ts";
@@ -182,4 +183,5 @@ export const bunRuntime: Runtime = {
     return blob === undefined ? null : new Uint8Array(await blob.arrayBuffer());
   },
   selfCommand: () => Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main],
+  connectUnix,
 };

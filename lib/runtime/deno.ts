@@ -3,6 +3,7 @@
  * @module
  */
 
+import { connectUnix } from "./node_unix.ts";
 import { existsSync } from "node:fs";
 import {
   closeOnExec,
@@ -177,4 +178,5 @@ export const denoRuntime: Runtime = {
   // A `deno compile` binary reads its files from the real paths it was built from.
   embeddedFile: () => Promise.resolve(null),
   selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],
+  connectUnix,
 };

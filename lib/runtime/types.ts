@@ -142,4 +142,26 @@ export interface Runtime {
    * itself (the session server).
    */
   selfCommand(): string[];
+  /**
+   * Connects to a Unix stream socket with the runtime's own (fastest to load)
+   * client; `events` get what is read and the end.
+   * @throws {Error} with `code` ENOENT or ECONNREFUSED when nobody listens there
+   */
+  connectUnix(path: string, events: UnixEvents): Promise<UnixConnection>;
+}
+
+/** What a Unix socket connection reports. */
+export interface UnixEvents {
+  /** Bytes read (a copy the listener may keep). */
+  data(chunk: Uint8Array): void;
+  /** The connection ended: the peer closed it, or `error` broke it. Called once. */
+  close(error?: Error): void;
+}
+
+/** A connected Unix stream socket. */
+export interface UnixConnection {
+  /** Queues bytes to write, in order; dropped once the connection ended. */
+  write(data: string | Uint8Array): void;
+  /** Closes the connection once what was queued is written. */
+  end(): void;
 }

@@ -6,12 +6,17 @@
  * @module
  */
 
-import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
-import { type Connection, openConnection, ServerUnavailableError } from "./client.ts";
+import {
+  type Connection,
+  openConnection,
+  openQuickConnection,
+  type QuickConnection,
+  ServerUnavailableError,
+} from "./client.ts";
 import { checkSocketOwner, logPath, prepareSocketDir } from "./paths.ts";
 import type { Hello } from "./wire.ts";
 
@@ -27,8 +32,6 @@ export interface ReachOptions {
   start: boolean;
   /** Called with a line for the user (a lost server, a new one started). */
   notice: (line: string) => void;
-  /** Wait for the hello's answer (default), or return once connected (RpcClient reads it). */
-  awaitReply?: boolean;
 }
 
 function isGone(error: unknown): error is Error & { code: string } {
@@ -42,14 +45,10 @@ function isReset(error: unknown): boolean {
 }
 
 /** Connects, trying again a few times when the connection is reset before the hello's answer. */
-async function connectOnce(
-  path: string,
-  hello: Hello,
-  awaitReply: boolean | undefined,
-): Promise<Connection> {
+async function connectOnce<T>(open: () => Promise<T>): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
-      return await openConnection(path, hello, { awaitReply });
+      return await open();
     } catch (error) {
       if (!isReset(error) || attempt === 5) throw error;
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
@@ -58,18 +57,30 @@ async function connectOnce(
 }
 
 /**
- * Connects to the server at `options.path` with `hello`, starting one first
- * when none listens there (and `options.start`).
+ * Connects to the server at `options.path` with `hello` and waits for its
+ * answer, starting a server first when none listens there (and `options.start`).
  * @throws {ServerUnavailableError} when none runs and none may be started, or it does not start
  * @throws {UnsafeSocketError} when the socket or its directory belongs to someone else
  */
-export async function reachServer(given: Hello, options: ReachOptions): Promise<Connection> {
+export function reachServer(hello: Hello, options: ReachOptions): Promise<Connection> {
+  return reach(hello, options, (named) => openConnection(options.path, named));
+}
+
+/**
+ * As {@linkcode reachServer}, for an `rpc` connection whose requests follow
+ * the hello at once (the server's answer to it is the first line read).
+ */
+export function reachServerQuickly(hello: Hello, options: ReachOptions): Promise<QuickConnection> {
+  return reach(hello, options, (named) => openQuickConnection(options.path, named));
+}
+
+async function reach<T>(given: Hello, options: ReachOptions, open: (hello: Hello) => Promise<T>) {
   const { path } = options;
   // Each client is named in the server's audit log; by its kind unless the caller says more.
   const hello = { ...given, client: given.client ?? `${given.kind} pid ${process.pid}` };
   checkSocketOwner(path);
   try {
-    return await connectOnce(path, hello, options.awaitReply);
+    return await connectOnce(() => open(hello));
   } catch (error) {
     if (!isGone(error)) throw error;
     const stale = error.code === "ECONNREFUSED";
@@ -87,7 +98,7 @@ export async function reachServer(given: Hello, options: ReachOptions): Promise<
   }
   await startServer(path, options.env);
   if (runtime.isTerminal("stderr")) options.notice(`termbridge: started a server on ${path}`);
-  return await connectOnce(path, hello, options.awaitReply);
+  return await connectOnce(() => open(hello));
 }
 
 function removeStale(path: string): void {
@@ -109,6 +120,8 @@ export async function startServer(path: string, env: Record<string, string>): Pr
   mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
   const fd = openSync(log, "a", 0o600);
   const [command, ...args] = runtime.selfCommand();
+  // Loaded here, not up front: most commands find a server running.
+  const { spawn } = await import("node:child_process");
   let exited: string | undefined;
   try {
     const child = spawn(command, [...args, "server", "--socket", path], {

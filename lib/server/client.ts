@@ -5,7 +5,8 @@
  * @module
  */
 
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
+import { runtime, type UnixConnection, type UnixEvents } from "../runtime/mod.ts";
 import { TerminalError } from "../terminal/errors.ts";
 import { type Hello, type HelloReply, lineSplitter } from "./wire.ts";
 
@@ -35,24 +36,11 @@ export interface Connection {
  * @throws {ServerUnavailableError} when nothing listens there or the server refuses
  * @throws {Error} with `code` ENOENT or ECONNREFUSED when the socket is missing or stale
  */
-export function openConnection(
-  path: string,
-  hello: Hello,
-  options: { awaitReply?: boolean } = {},
-): Promise<Connection> {
-  return new Promise((resolve, reject) => {
+export async function openConnection(path: string, hello: Hello): Promise<Connection> {
+  // Loaded here, not up front: the short subcommands connect with openQuickConnection.
+  const { connect } = await import("node:net");
+  return await new Promise((resolve, reject) => {
     const socket = connect(path);
-    if (options.awaitReply === false) {
-      // Saves a round trip: requests follow the hello at once, the reply is read with their answers.
-      socket.once("error", reject);
-      socket.once("connect", () => {
-        socket.off("error", reject);
-        socket.pause();
-        resolve({ socket, reply: null, rest: new Uint8Array(0) });
-      });
-      socket.write(JSON.stringify(hello) + "\n");
-      return;
-    }
     let buffered = new Uint8Array(0);
     const onData = (chunk: Uint8Array) => {
       const joined = new Uint8Array(buffered.length + chunk.length);
@@ -92,9 +80,43 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/**
+ * An `rpc` connection opened without waiting for the hello's answer (the
+ * first line it reads), over the runtime's own socket client: what the short
+ * subcommands use, as it is the quickest to load and to connect.
+ */
+export interface QuickConnection {
+  quick: UnixConnection;
+  /** Sets who receives what the connection reads and its end; what came before is passed on. */
+  listen(events: UnixEvents): void;
+}
+
+/**
+ * Connects to `path` and sends the hello; requests may follow at once.
+ * @throws {Error} with `code` ENOENT or ECONNREFUSED when the socket is missing or stale
+ */
+export async function openQuickConnection(path: string, hello: Hello): Promise<QuickConnection> {
+  let events: UnixEvents | undefined;
+  const early: Uint8Array[] = [];
+  let closed: { error?: Error } | undefined;
+  const quick = await runtime.connectUnix(path, {
+    data: (chunk) => events === undefined ? early.push(chunk) : events.data(chunk),
+    close: (error) => events === undefined ? closed = { error } : events.close(error),
+  });
+  quick.write(JSON.stringify(hello) + "\n");
+  return {
+    quick,
+    listen(given) {
+      events = given;
+      for (const chunk of early.splice(0)) given.data(chunk);
+      if (closed !== undefined) given.close(closed.error);
+    },
+  };
+}
+
 /** JSON-RPC requests over an `rpc` connection. */
 export class RpcClient {
-  readonly #socket: Socket;
+  readonly #socket: UnixConnection;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed: Error | undefined;
@@ -106,15 +128,22 @@ export class RpcClient {
     return !this.#helloPending;
   }
 
-  constructor(connection: Connection) {
-    this.#socket = connection.socket;
-    this.#helloPending = connection.reply === null;
+  constructor(connection: Connection | QuickConnection) {
     const onLine = lineSplitter((line) => this.#receive(line));
-    this.#socket.on("data", onLine);
-    this.#socket.on("close", () => this.#fail("the server closed the connection"));
-    this.#socket.on("error", (error) => this.#fail(error.message));
+    const events: UnixEvents = {
+      data: onLine,
+      close: (error) => this.#fail(error?.message ?? "the server closed the connection"),
+    };
+    if ("quick" in connection) {
+      this.#socket = connection.quick;
+      this.#helloPending = true;
+      connection.listen(events);
+      return;
+    }
+    this.#socket = nodeConnection(connection.socket, events);
+    this.#helloPending = connection.reply === null;
     if (connection.rest.length > 0) onLine(connection.rest);
-    this.#socket.resume();
+    connection.socket.resume();
   }
 
   /**
@@ -134,13 +163,12 @@ export class RpcClient {
   }
 
   #send(message: unknown): void {
-    if (!this.#socket.destroyed) this.#socket.write(JSON.stringify(message) + "\n");
+    this.#socket.write(JSON.stringify(message) + "\n");
   }
 
   /** Ends the connection. */
   close(): void {
     this.#socket.end();
-    this.#socket.destroy();
   }
 
   #receive(line: string): void {
@@ -185,4 +213,18 @@ export class RpcClient {
     for (const pending of this.#pending.values()) pending.reject(this.#closed);
     this.#pending.clear();
   }
+}
+
+/** A `node:net` socket as a {@linkcode UnixConnection} reporting to `events`. */
+function nodeConnection(socket: Socket, events: UnixEvents): UnixConnection {
+  socket.on("data", (chunk: Uint8Array) => events.data(chunk));
+  socket.on("close", () => events.close());
+  socket.on("error", (error) => events.close(error));
+  return {
+    write: (data) => void (!socket.destroyed && socket.write(data)),
+    end: () => {
+      socket.end();
+      socket.destroy();
+    },
+  };
 }

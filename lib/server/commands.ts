@@ -12,9 +12,9 @@ import process from "node:process";
 import { UsageError } from "../cli/usage.ts";
 import { quoteWord } from "../console/tokenize.ts";
 import { runtime } from "../runtime/mod.ts";
-import { reachServer } from "./autostart.ts";
+import { reachServerQuickly } from "./autostart.ts";
 import {
-  type Connection,
+  type QuickConnection,
   RpcClient,
   ServerRequestError,
   ServerUnavailableError,
@@ -257,14 +257,13 @@ export function connectTo(
   path: string,
   kind: "rpc",
   options: { start?: boolean; client?: string } = {},
-): Promise<Connection> {
+): Promise<QuickConnection> {
   const start = options.start ?? true;
-  return reachServer({ hello: "termbridge", kind, client: options.client }, {
+  return reachServerQuickly({ hello: "termbridge", kind, client: options.client }, {
     path,
     env: runtime.env(),
     start,
     notice: (line) => void runtime.writeStderr(line + "\n"),
-    awaitReply: false,
   });
 }
 
