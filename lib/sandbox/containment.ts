@@ -8,9 +8,9 @@
  * of file is the kernel's doing, not termbridge's).
  *
  * Where no cgroup can be written (a user without a delegated cgroup, a
- * read-only /sys/fs/cgroup), containment is off and termbridge falls back to
- * what it always did: the terminal's process groups are killed on release and
- * the PTY's hang-up reaches its session; see `containment().reason`.
+ * read-only /sys/fs/cgroup), each terminal's processes are marked with an
+ * environment variable instead and found in /proc (containment_marker.ts);
+ * `containment().kind` says which, `containment().reason` why not cgroups.
  * @module
  */
 
@@ -25,6 +25,7 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
+import { killMarked, MARKER_WATCHDOG, ownerVariable, sweepMarked } from "./containment_marker.ts";
 
 /**
  * The watchdog, started in a session of its own and detached (its parent
@@ -54,11 +55,11 @@ export function spawnDetached(argv: string[]): void {
   void child.exited;
 }
 
-/** The cgroup of one terminal. */
+/** The cgroup (or, in marker mode, the marker) of one terminal. */
 export interface TerminalCgroup {
-  /** The cgroup's directory. */
+  /** The cgroup's directory; in marker mode the marker (`VARIABLE=terminal`). */
   readonly path: string;
-  /** Argv prefix that moves the program into the cgroup before it runs. */
+  /** Argv prefix that moves the program into the cgroup (or marks it) before it runs. */
   readonly prefix: string[];
   /** Kills every process in the cgroup at once (SIGKILL); true when it could. */
   kill(): boolean;
@@ -71,9 +72,11 @@ export interface TerminalCgroup {
 
 /** Whether containment is on, and why not when it is off. */
 export interface Containment {
-  /** The directory holding this termbridge's cgroups, or null when off. */
+  /** A cgroup per terminal, an environment marker per terminal (no cgroup writable), or none. */
+  readonly kind: "cgroup" | "marker" | "off";
+  /** The directory holding this termbridge's cgroups, or null without cgroups. */
   readonly root: string | null;
-  /** Why containment is off (empty when on). */
+  /** Why there are no cgroups (empty when there are). */
   readonly reason: string;
   /** A new cgroup for a terminal, or null when containment is off. */
   create(name: string): TerminalCgroup | null;
@@ -97,30 +100,37 @@ function ownCgroupDir(): string | { reason: string } {
   return join(mount[4], own.slice(3));
 }
 
+const off = (reason: string): Containment => ({
+  kind: "off",
+  root: null,
+  reason,
+  create: () => null,
+});
+
 function startContainment(): Containment {
-  const off = (reason: string): Containment => ({ root: null, reason, create: () => null });
   if (process.platform !== "linux") return off("cgroups are Linux only");
   const own = ownCgroupDir();
-  if (typeof own !== "string") return off(own.reason);
+  if (typeof own !== "string") return startMarker(own.reason);
   const root = join(own, `termbridge-${process.pid}`);
   sweepAbandoned(own);
   try {
     mkdirSync(root);
   } catch (error) {
-    return off(`cannot create a cgroup in ${own}: ${(error as Error).message}`);
+    return startMarker(`cannot create a cgroup in ${own}: ${(error as Error).message}`);
   }
   if (!existsSync(join(root, "cgroup.kill"))) {
     rmdirSync(root);
-    return off("the kernel has no cgroup.kill (Linux 5.14 or later needed)");
+    return startMarker("the kernel has no cgroup.kill (Linux 5.14 or later needed)");
   }
   try {
     spawnDetached(["/bin/sh", "-c", WATCHDOG, root, String(process.pid)]);
   } catch (error) {
     rmdirSync(root);
-    return off(`cannot start the watchdog: ${(error as Error).message}`);
+    return startMarker(`cannot start the watchdog: ${(error as Error).message}`);
   }
   let next = 1;
   return {
+    kind: "cgroup",
     root,
     reason: "",
     create(name: string) {
@@ -131,6 +141,37 @@ function startContainment(): Containment {
         return null; // The hierarchy went away or is full: run uncontained rather than not at all.
       }
       return terminalCgroup(path);
+    },
+  };
+}
+
+/** Marker mode (see containment_marker.ts): `reason` says why there are no cgroups. */
+function startMarker(reason: string): Containment {
+  const variable = ownerVariable();
+  if (variable === null) return off(`${reason}; /proc/self/stat is not readable`);
+  try {
+    spawnDetached(["/bin/sh", "-c", MARKER_WATCHDOG, variable, String(process.pid)]);
+  } catch (error) {
+    return off(`${reason}; cannot start the watchdog: ${(error as Error).message}`);
+  }
+  let next = 1;
+  return {
+    kind: "marker",
+    root: null,
+    reason,
+    create(name: string) {
+      const marker = `${variable}=${name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${next++}`;
+      // The NUL ends the entry in /proc/PID/environ: one terminal's marker is no prefix of another's.
+      const entry = `${marker}\0`;
+      return {
+        path: marker,
+        prefix: ["/usr/bin/env", marker],
+        kill: () => {
+          killMarked(entry);
+          return true;
+        },
+        remove: () => sweepMarked(entry),
+      };
     },
   };
 }
@@ -231,13 +272,18 @@ export function terminalCgroups(containment: Containment): string[] {
 let current: Containment | undefined;
 
 /**
- * This process's containment, set up on first use (a cgroup directory and
- * the watchdog). `TERMBRIDGE_CONTAINMENT=off` turns it off (for comparisons).
+ * This process's containment, set up on first use (a cgroup directory or the
+ * marker, and the watchdog). `TERMBRIDGE_CONTAINMENT=off` turns it off (for
+ * comparisons), `TERMBRIDGE_CONTAINMENT=marker` uses the marker even where
+ * cgroups could be written (for tests).
  */
 export function containment(): Containment {
   if (current !== undefined) return current;
-  current = process.env.TERMBRIDGE_CONTAINMENT === "off"
-    ? { root: null, reason: "TERMBRIDGE_CONTAINMENT=off", create: () => null }
+  const chosen = process.env.TERMBRIDGE_CONTAINMENT;
+  current = chosen === "off"
+    ? off("TERMBRIDGE_CONTAINMENT=off")
+    : chosen === "marker"
+    ? startMarker("TERMBRIDGE_CONTAINMENT=marker")
     : startContainment();
   return current;
 }

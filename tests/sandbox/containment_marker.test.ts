@@ -1,0 +1,137 @@
+/**
+ * Containment without cgroups (the marker in each terminal's environment,
+ * found in /proc): `termbridge serve` forced to it with
+ * `TERMBRIDGE_CONTAINMENT=marker`, and, when the tests run as root, run as
+ * the unprivileged user nobody, who cannot write a cgroup and gets the marker
+ * on its own. Programs that leave the session (`setsid -f`), ignore the
+ * hang-up (`nohup`) or ignore SIGHUP and SIGTERM are gone after a release and
+ * after `kill -9` of termbridge. (`TERMBRIDGE_CONTAINMENT=marker` with
+ * containment.test.ts runs every other containment test with the marker.)
+ * @module
+ */
+
+import { describe, it, itWhen } from "../harness.ts";
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
+import { Child } from "../acp/child.ts";
+
+const asRoot = process.getuid?.() === 0 && process.platform === "linux";
+const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find(existsSync) ?? null;
+
+/** Each escapee writes its pid to `file`; the line itself then sleeps. */
+function escapees(file: string): string {
+  return [
+    `echo $$ >>${file};`,
+    `setsid -f sh -c 'echo $$ >>${file}; exec sleep 1000';`,
+    `nohup sh -c 'echo $$ >>${file}; exec sleep 1001' >/dev/null 2>&1 &`,
+    `sh -c 'trap "" HUP TERM; echo $$ >>${file}; exec sleep 1002' &`,
+    "exec sleep 1003",
+  ].join(" ");
+}
+
+async function allStarted(file: string): Promise<number[]> {
+  const read = () =>
+    existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
+  await waitUntil(() => read().length === 4, `4 pids in ${file}`, 30_000);
+  const pids = read();
+  await waitUntil(() => pids.every(isAlive), "every escapee running", 10_000);
+  return pids;
+}
+
+async function allGone(pids: number[]): Promise<void> {
+  await waitUntil(() => !pids.some(isAlive), `pids ${pids.join(" ")} to be gone`, 20_000);
+}
+
+/** The uid a process runs as. */
+function uidOf(pid: number): number {
+  return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+}
+
+/**
+ * Runs `termbridge serve` (as nobody when `unprivileged`), creates a terminal
+ * running the escapees, then `end`s it one way or another and checks that
+ * nothing is left.
+ */
+async function serveEscapees(
+  options: { unprivileged: boolean; env: Record<string, string> },
+  end: (child: Child, send: (message: unknown) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tb-marker-"));
+  chmodSync(dir, 0o777); // nobody writes its pids and its runtime's caches here.
+  const file = join(dir, "pids");
+  const argv = options.unprivileged
+    ? [setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", ...termbridgeArgv(), "serve"]
+    : [...termbridgeArgv(), "serve"];
+  const env = options.unprivileged
+    ? { ...options.env, HOME: dir, XDG_RUNTIME_DIR: dir, DENO_DIR: join(dir, "deno") }
+    : options.env;
+  const child = Child.start(argv, { cwd: dir, env });
+  try {
+    const send = (message: unknown) => child.write(JSON.stringify(message) + "\n");
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "terminal/create",
+      params: { sessionId: "s", command: escapees(file) },
+    });
+    await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
+    const pids = await allStarted(file);
+    if (options.unprivileged) assert.ok(pids.every((pid) => uidOf(pid) === 65534), "run as nobody");
+    await end(child, send);
+    await allGone(pids);
+  } finally {
+    await child.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Releases the terminal and checks that termbridge itself lives on. */
+async function release(child: Child, send: (message: unknown) => Promise<void>): Promise<void> {
+  const created = child.lines.find((line) => line.includes('"terminalId"'))!;
+  const terminalId = JSON.parse(created).result.terminalId;
+  await send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "terminal/release",
+    params: { sessionId: "s", terminalId },
+  });
+  await child.waitForLine((line) => line.includes('"id":2'), "the release answer");
+  assert.ok(isAlive(child.pid), "termbridge still runs");
+}
+
+async function killNine(child: Child): Promise<void> {
+  assert.ok(child.signal("SIGKILL"));
+  await Promise.resolve();
+}
+
+const forced = { TERMBRIDGE_CONTAINMENT: "marker" };
+
+describe("containment without cgroups (marker)", () => {
+  it("marker: release kills setsid, nohup and signal-ignoring escapees", async () => {
+    await serveEscapees({ unprivileged: false, env: forced }, release);
+  });
+
+  it("marker: kill -9 of termbridge serve leaves no process", async () => {
+    await serveEscapees({ unprivileged: false, env: forced }, killNine);
+  });
+
+  itWhen(
+    asRoot && setpriv !== null,
+    "marker: as a normal user (nobody, no cgroup), release leaves no process",
+    async () => {
+      await serveEscapees({ unprivileged: true, env: {} }, release);
+    },
+  );
+
+  itWhen(
+    asRoot && setpriv !== null,
+    "marker: as a normal user (nobody, no cgroup), kill -9 of termbridge leaves no process",
+    async () => {
+      await serveEscapees({ unprivileged: true, env: {} }, killNine);
+    },
+  );
+});
