@@ -13,12 +13,13 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime } from "../lib/runtime/mod.ts";
 import { containment, rlimitPrefix, sandboxPrefix } from "../lib/sandbox/mod.ts";
+import { type Containment, startMarker } from "../lib/sandbox/containment.ts";
 import {
   envNumber,
   fixed,
@@ -68,14 +69,17 @@ const sandbox = bwrap ? await sandboxPrefix(boxSettings, cwd, env) : null;
 const limits = rlimitPrefix({ cpuSeconds: 600, memoryBytes: 4e9, processes: 4096 });
 
 const fixedPrefix = (argv: string[]) => () => ({ argv, done: () => {} });
-const withCgroup = (rest: string[]) => () => {
-  const cgroup = contained.create("bench");
+/** The fallback where no cgroup is writable, measured even where one is. */
+const marker = contained.kind === "marker" ? contained : startMarker("bench");
+const withCgroup = (rest: string[], using: Containment = contained) => () => {
+  const cgroup = using.create("bench");
   return { argv: [...cgroup?.prefix ?? [], ...rest], done: async () => await cgroup?.remove() };
 };
 
 const variants: Variant[] = [
   { name: "unwrapped", prefix: fixedPrefix([]) },
   ...(contained.root ? [{ name: "containment (cgroup)", prefix: withCgroup([]) }] : []),
+  { name: "containment (marker, no cgroup)", prefix: withCgroup([], marker) },
   ...(sandbox ? [{ name: "sandbox (nsenter into bwrap)", prefix: fixedPrefix(sandbox) }] : []),
   ...(contained.root && sandbox
     ? [{ name: "containment + sandbox", prefix: withCgroup(sandbox) }]
@@ -113,6 +117,9 @@ const alternatives: Variant[] = [
     : []),
 ];
 
+/** Release (cgroup removal, marker sweep) times per variant, as spawn times are. */
+const releases = new Map<string, number[]>();
+
 /** Spawn times per variant, rounds interleaved, the first 5 rounds left out (warm-up). */
 async function measure(group: Variant[]): Promise<Map<string, number[]>> {
   progress(`${rounds} rounds of ${group.map((v) => v.name).join(", ")} on ${runtime.name}`);
@@ -121,8 +128,16 @@ async function measure(group: Variant[]): Promise<Map<string, number[]>> {
     for (const variant of group) {
       const { argv, done } = variant.prefix();
       const ms = await spawnOnce([...argv, "/bin/true"], cwd);
+      const released = performance.now();
       await done();
-      if (round >= 5) samples.get(variant.name)!.push(ms);
+      if (round < 5) continue;
+      samples.get(variant.name)!.push(ms);
+      if (variant.name.startsWith("containment (")) {
+        releases.set(variant.name, [
+          ...releases.get(variant.name) ?? [],
+          performance.now() - released,
+        ]);
+      }
     }
   }
   return samples;
@@ -158,12 +173,21 @@ function rowsOf(group: Variant[], samples: Map<string, number[]>): Row[] {
 
 const rows = rowsOf(variants, await measure(variants));
 rows.push(...rowsOf(alternatives, await measure(alternatives)));
+for (const [name, values] of releases) {
+  rows.push({
+    section,
+    measure: `${name}: release (kill and remove, or sweep /proc), p50 (p90) ms`,
+    value: `${fixed(median(values), 2)} (${fixed(percentile(values, 90), 2)})`,
+    baseline: "-",
+    verdict: `${readdirSync("/proc").filter((name) => /^\d+$/.test(name)).length} processes now`,
+  });
+}
 rmSync(cwd, { recursive: true, force: true });
 if (!contained.root) {
   rows.push({
     section,
     measure: "containment",
-    value: "off",
+    value: contained.kind,
     baseline: "-",
     verdict: contained.reason,
   });
