@@ -18,9 +18,13 @@ import { join } from "node:path";
 import process from "node:process";
 import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
+import { currentBinary } from "../built_binary.ts";
+import { startMarker } from "../../lib/sandbox/containment.ts";
 
 const asRoot = process.getuid?.() === 0 && process.platform === "linux";
 const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find(existsSync) ?? null;
+/** The compiled binary when it is built and current (`make build`). */
+const binary = currentBinary();
 
 /** Each escapee writes its pid to `file`; the line itself then sleeps. */
 function escapees(file: string): string {
@@ -57,15 +61,16 @@ function uidOf(pid: number): number {
  * nothing is left.
  */
 async function serveEscapees(
-  options: { unprivileged: boolean; env: Record<string, string> },
+  options: { unprivileged: boolean; env: Record<string, string>; termbridge?: string[] },
   end: (child: Child, send: (message: unknown) => Promise<void>) => Promise<void>,
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tb-marker-"));
   chmodSync(dir, 0o777); // nobody writes its pids and its runtime's caches here.
   const file = join(dir, "pids");
+  const termbridge = [...options.termbridge ?? termbridgeArgv(), "serve"];
   const argv = options.unprivileged
-    ? [setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", ...termbridgeArgv(), "serve"]
-    : [...termbridgeArgv(), "serve"];
+    ? [setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", ...termbridge]
+    : termbridge;
   const env = options.unprivileged
     ? { ...options.env, HOME: dir, XDG_RUNTIME_DIR: dir, DENO_DIR: join(dir, "deno") }
     : options.env;
@@ -115,6 +120,29 @@ describe("containment without cgroups (marker)", () => {
     await serveEscapees({ unprivileged: false, env: forced }, release);
   });
 
+  it("marker: a release kills its terminal's processes only (sh-1 is no prefix of sh-10)", async () => {
+    const marker = startMarker("test");
+    const terminals = Array.from({ length: 10 }, () => marker.create("sh")!);
+    assert.equal(terminals[9].path.endsWith("=sh-10"), true);
+    const dir = mkdtempSync(join(tmpdir(), "tb-marker-"));
+    const files = [join(dir, "first"), join(dir, "tenth")];
+    const children = [terminals[0], terminals[9]].map((terminal, i) =>
+      Child.start([...terminal.prefix, "/bin/sh", "-c", escapees(files[i])])
+    );
+    try {
+      const [first, tenth] = [await allStarted(files[0]), await allStarted(files[1])];
+      await terminals[0].remove();
+      await allGone(first);
+      assert.ok(tenth.every(isAlive), "the tenth terminal's processes live on");
+      await terminals[9].remove();
+      await allGone(tenth);
+    } finally {
+      await Promise.all(children.map((child) => child.dispose()));
+      await Promise.all(terminals.map((terminal) => terminal.remove()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("marker: kill -9 of termbridge serve leaves no process", async () => {
     await serveEscapees({ unprivileged: false, env: forced }, killNine);
   });
@@ -132,6 +160,14 @@ describe("containment without cgroups (marker)", () => {
     "marker: as a normal user (nobody, no cgroup), kill -9 of termbridge leaves no process",
     async () => {
       await serveEscapees({ unprivileged: true, env: {} }, killNine);
+    },
+  );
+
+  itWhen(
+    asRoot && setpriv !== null && binary !== undefined,
+    "marker: as a normal user, kill -9 of the built binary (serve) leaves no process",
+    async () => {
+      await serveEscapees({ unprivileged: true, env: {}, termbridge: [binary!] }, killNine);
     },
   );
 });
