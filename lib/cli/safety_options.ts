@@ -38,7 +38,7 @@ export const SAFETY_HELP =
  * in their column.
  */
 export function underShortOptions(lines: string): string {
-  return lines.replace(/^  (--\S+(?: \S+)?)    /gm, "      $1");
+  return lines.replace(/^ {2}(--\S+(?: \S+)?) {4}/gm, "      $1");
 }
 
 /** The help lines of `--yes` and `--no`, with what this mode does without them. */

@@ -193,6 +193,8 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
 
 /** A client's label for the audit log: what its hello says (bounded), else its kind. */
 function clientLabel(hello: Hello): string {
+  // The label goes into log and audit lines: control characters are dropped on purpose.
+  // deno-lint-ignore no-control-regex
   const given = typeof hello.client === "string" ? hello.client.replace(/[\x00-\x1f]/g, "") : "";
   return given.trim() === "" ? hello.kind : given.slice(0, 200);
 }
