@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { describe, it, itWhen } from "../harness.ts";
@@ -177,6 +178,14 @@ describe("session server: several clients", () => {
           assert.doesNotMatch(await world.ok(["read", "shared"]), /typed-by-watcher/);
           await tmux(world, ["send-keys", "-t", "watch", "C-]"]);
           await paneShows(world, /Detached from "shared"[^]*watch-ended/, "the watcher's detach");
+          // The audit log says which client ran what: the agent's MCP process, the person's attach.
+          const audit = readFileSync(join(world.dir, "state", "termbridge", "audit.jsonl"), "utf8")
+            .trim().split("\n").map((line) => JSON.parse(line));
+          const typed = (text: string) =>
+            audit.find((e) => e.origin === "typed" && e.line?.includes(text)) ?? {};
+          assert.match(typed("from-mcp").client ?? "", /^mcp pid \d+$/, JSON.stringify(audit));
+          assert.match(typed("from-person").client ?? "", /^attach pid \d+$/);
+          assert.match(typed("still-here").client ?? "", /^exec pid \d+$/);
         } finally {
           await tmux(world, ["kill-server"]).catch(() => {});
         }
