@@ -53,6 +53,13 @@ export interface CommandCheck {
    * "deny" still refuses.
    */
   preApproved?: RuleMatch;
+  /**
+   * A session's program whose typed lines termbridge's hooks check (bash or
+   * zsh started as the program itself): only then is "it reads commands that
+   * cannot be known" no reason to ask. `sh`, `env bash` or `python3` as the
+   * program get no hooks, so what they read is unknown.
+   */
+  linesChecked?: boolean;
 }
 
 /** What a typed line gets: run it, or not and why (for the shell to show). */
@@ -181,7 +188,9 @@ export class Guard {
       : check.line !== undefined
       ? await this.policy.checkLine(check.line, context)
       : await this.policy.checkArgv(check.argv ?? [], context);
-    const program = check.origin === "open" && found !== null ? asSessionProgram(found) : found;
+    const program = check.origin === "open" && check.linesChecked === true && found !== null
+      ? asSessionProgram(found)
+      : found;
     const verdict = this.policy === null || program === null
       ? program
       : stricter(program, await this.#checkEnvCode(check, context));

@@ -15,7 +15,7 @@ import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
 import { CastRecorder, checkRecordTarget } from "./recorder.ts";
-import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
+import { type IntegratedShell, integrateShell, supportsIntegration } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
 import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
@@ -183,7 +183,14 @@ export class Session {
     const guard = options.guard ?? Guard.open();
     const actor = guard.actor({ session: options.name });
     await guard.checkCommand(
-      { origin: "open", argv: program, cwd, env, envNames: Object.keys(options.env ?? {}) },
+      {
+        origin: "open",
+        argv: program,
+        cwd,
+        env,
+        envNames: Object.keys(options.env ?? {}),
+        linesChecked: supportsIntegration(program[0]),
+      },
       actor,
     );
     // Lines typed into the shell go through the same guard, unless there is no policy to apply.

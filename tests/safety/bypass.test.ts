@@ -259,6 +259,28 @@ describe("bypass: through serve", () => {
     }
   });
 
+  it("bypass: a session whose program gets no typed-line hooks (sh, env bash) is asked about, not opened", async () => {
+    const { dir, env } = workspace({ policy: { deny: ["marker"] } });
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      for (const program of [["sh"], ["env", "bash"]]) {
+        const opened = await serve.request("sessions/open", { name: "x", program });
+        assert.equal(errorCode(opened), -32003, JSON.stringify(opened));
+        assert.match(JSON.stringify(opened), /not known before it runs/);
+      }
+      // bash itself gets the hooks: opened, and a typed denied line is refused.
+      const bash = await serve.request("sessions/open", { name: "b", program: ["bash"] });
+      assert.equal(bash.error, undefined, JSON.stringify(bash));
+      await serve.request("sessions/type", { name: "b", text: "marker s\r" });
+      const refused = await serve.request("sessions/wait", { name: "b", text: "Denied by policy" });
+      assert.equal(refused.error, undefined, JSON.stringify(refused));
+      assert.equal(existsSync(join(dir, "ran-s")), false);
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
   it("bypass: code in the env parameter (PROMPT_COMMAND, BASH_ENV) is checked like the line", async () => {
     const { dir, env } = workspace({ policy: { deny: ["marker"] } });
     writeFileSync(join(dir, "evil.sh"), "marker e\n");
