@@ -32,6 +32,25 @@ export interface Connection {
 }
 
 /**
+ * Copies what the server sends on `connection` (the bytes read past its hello
+ * first) to termbridge's stdout until the socket closes; a stdout that fails
+ * ends the connection.
+ * @returns a promise that resolves once the socket has closed
+ */
+export function relayToStdout(connection: Connection): Promise<void> {
+  const { socket } = connection;
+  const closed = new Promise<void>((done) => socket.once("close", () => done()));
+  socket.on("error", () => {}); // "close" follows.
+  socket.on(
+    "data",
+    (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()),
+  );
+  if (connection.rest.length > 0) void runtime.writeStdout(connection.rest);
+  socket.resume();
+  return closed;
+}
+
+/**
  * Connects to the server at `path` and says hello.
  * @throws {ServerUnavailableError} when nothing listens there or the server refuses
  * @throws {Error} with `code` ENOENT or ECONNREFUSED when the socket is missing or stale

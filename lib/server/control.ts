@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
 import { reachServer } from "./autostart.ts";
-import { RpcClient, ServerUnavailableError } from "./client.ts";
+import { relayToStdout, RpcClient, ServerUnavailableError } from "./client.ts";
 import { parseCommandArgs, sessionName } from "./command_args.ts";
 import { SUBCOMMAND_HELP } from "../cli/server_commands.ts";
 import { chosenSocket, subcommandHelp } from "./commands.ts";
@@ -94,14 +94,7 @@ export async function attachTo(path: string, name: string, readOnly: boolean): P
     },
   );
   const { socket } = connection;
-  const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-  socket.on("error", () => {}); // "close" follows.
-  socket.on(
-    "data",
-    (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()),
-  );
-  if (connection.rest.length > 0) void runtime.writeStdout(connection.rest);
-  socket.resume();
+  const ended = relayToStdout(connection);
   const send = (message: unknown) => {
     if (!socket.destroyed) socket.write(JSON.stringify(message) + "\n");
   };

@@ -14,7 +14,7 @@ import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import type { StepResult } from "../console/mod.ts";
 import { runMain, type RunnerFactory } from "../script/script_mode.ts";
 import { reachServer } from "./autostart.ts";
-import { RpcClient } from "./client.ts";
+import { relayToStdout, RpcClient } from "./client.ts";
 import { SERVER_METHODS } from "./wire.ts";
 import { socketPath } from "./paths.ts";
 
@@ -68,14 +68,7 @@ export async function mcpServerMain(args: string[]): Promise<number> {
     },
   );
   const { socket } = connection;
-  const closed = new Promise<void>((done) => socket.once("close", () => done()));
-  socket.on("error", () => {}); // "close" follows.
-  socket.on(
-    "data",
-    (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()),
-  );
-  if (connection.rest.length > 0) void runtime.writeStdout(connection.rest);
-  socket.resume();
+  const closed = relayToStdout(connection);
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
     runtime.onSignal(signal, () => socket.destroy())
   );
