@@ -13,7 +13,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -25,7 +25,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/policy/mod.ts";
-import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { removeDir, serverEnv, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { Serve } from "./_serve.ts";
 
 const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
 
@@ -137,52 +138,6 @@ function workspace(config: unknown): { dir: string; env: Record<string, string> 
     XDG_CONFIG_HOME: join(dir, "config"),
   };
   return { dir, env };
-}
-
-/** `termbridge serve` as a child: requests answered by id. */
-class Serve {
-  readonly child: ChildProcess;
-  #buffer = "";
-  #answers = new Map<number, Record<string, unknown>>();
-  #id = 0;
-  stderr = "";
-
-  constructor(args: string[], options: { cwd: string; env: Record<string, string> }) {
-    const { command, args: pre } = termbridgeCommand();
-    this.child = spawn(command, [...pre, "serve", ...args], {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    this.child.stderr!.on("data", (chunk) => this.stderr += chunk);
-    this.child.stdout!.on("data", (chunk) => {
-      this.#buffer += chunk;
-      const lines = this.#buffer.split("\n");
-      this.#buffer = lines.pop()!;
-      for (const line of lines) {
-        const message = JSON.parse(line);
-        this.#answers.set(message.id, message);
-      }
-    });
-  }
-
-  async request(method: string, params: unknown): Promise<Record<string, unknown>> {
-    const id = ++this.#id;
-    this.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    const deadline = Date.now() + STEP_MS * 2;
-    while (!this.#answers.has(id)) {
-      if (Date.now() > deadline) throw new Error(`No answer to ${method}; stderr: ${this.stderr}`);
-      await new Promise((wake) => setTimeout(wake, 20));
-    }
-    return this.#answers.get(id)!;
-  }
-
-  async close(): Promise<void> {
-    this.child.stdin!.end();
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      await new Promise((done) => this.child.once("exit", done));
-    }
-  }
 }
 
 function errorCode(answer: Record<string, unknown>): number | undefined {
