@@ -7,18 +7,15 @@
 import process from "node:process";
 import { isatty } from "node:tty";
 import { connectUnix } from "./bun_unix.ts";
-import { afterExit } from "./exit_drain.ts";
 import { BrokenPipeError } from "./errors.ts";
-import { fileLimit } from "./bun_libc.ts";
-import { isTooManyOpenFiles, TOO_MANY_OPEN_FILES, TooManyOpenFilesError } from "./file_limit.ts";
+import { loadLibc } from "./bun_libc.ts";
 import { orderedWriter } from "./ordered_writer.ts";
+import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
 import { signalName } from "./signals.ts";
 import type {
   ExitStatus,
   PipedProcess,
   PipedSpawnOptions,
-  PtyProcess,
-  PtySpawnOptions,
   Runtime,
   ShutdownSignal,
 } from "./types.ts";
@@ -33,46 +30,28 @@ function exitStatusOf(
   return { exitCode: proc.exitCode ?? 0, signal: null };
 }
 
-/**
- * Bun gives a terminal all three of stdin, stdout and stderr: `/bin/sh` puts
- * stdin on /dev/null and execs the program (same pid, same session).
- */
-const STDIN_AT_EOF = ["/bin/sh", "-c", 'exec "$@" </dev/null', "sh"];
+/** Starts a PTY's launcher with Bun.spawn, stdio on /dev/null. */
+function launch(
+  argv: string[],
+  cwd: string | undefined,
+  env: Record<string, string>,
+): LaunchedProcess {
+  const proc = Bun.spawn(argv, { cwd, env, stdio: ["ignore", "ignore", "ignore"] });
+  return { pid: proc.pid, status: proc.exited.then(() => exitStatusOf(proc)) };
+}
 
-function spawnPty(options: PtySpawnOptions): PtyProcess {
-  let outputEnded!: () => void;
-  const ended = new Promise<void>((resolve) => outputEnded = resolve);
-  const argv = options.stdin === "null" ? [...STDIN_AT_EOF, ...options.argv] : options.argv;
-  let proc: ReturnType<typeof Bun.spawn>;
+// Not Bun's own PTY (`Bun.spawn({ terminal })`): it keeps five descriptors per
+// terminal (three copies of the master, the slave, a pidfd) and hands over a
+// fresh buffer per read; this one keeps two and reads into one buffer.
+let ptys: PtySpawner | undefined;
+
+/** The file limit, or undefined where libc cannot be loaded. */
+function fileLimitOrUndefined(raise: boolean) {
   try {
-    proc = Bun.spawn(argv, {
-      cwd: options.cwd,
-      env: options.env,
-      terminal: {
-        cols: options.cols,
-        rows: options.rows,
-        data: (_terminal, bytes) => options.onData(bytes),
-        // Called at end of output (EOF or EIO of the master), not at process exit.
-        exit: () => outputEnded(),
-      },
-    });
-  } catch (error) {
-    // Bun says only "Failed to open PTY" when out of descriptors: count them.
-    throw isTooManyOpenFiles(error, fileLimit())
-      ? new TooManyOpenFilesError(TOO_MANY_OPEN_FILES)
-      : error;
+    return fileLimit(loadLibc(), raise);
+  } catch {
+    return undefined; // Not glibc Linux: the limit stays as it is.
   }
-  const terminal = proc.terminal!;
-  return {
-    pid: proc.pid,
-    exited: afterExit(proc.exited.then(() => exitStatusOf(proc)), ended),
-    write: (data) => void terminal.write(data),
-    resize: (cols, rows) => terminal.resize(cols, rows),
-    close: async () => {
-      if (!terminal.closed) terminal.close();
-      await proc.exited;
-    },
-  };
 }
 
 function spawnPiped(options: PipedSpawnOptions): PipedProcess {
@@ -147,7 +126,7 @@ export const bunRuntime: Runtime = {
   env: () => ({ ...process.env }) as Record<string, string>,
   exit: (code) => process.exit(code),
   cwd: () => process.cwd(),
-  spawnPty,
+  spawnPty: (options) => (ptys ??= new PtySpawner(loadLibc(), launch)).spawn(options),
   spawnPiped,
   kill(pid, signal) {
     try {
@@ -176,7 +155,7 @@ export const bunRuntime: Runtime = {
     return () => void process.off(signal, handler);
   },
   memoryRss: () => process.memoryUsage.rss(),
-  raiseFileLimit: () => fileLimit(true),
+  raiseFileLimit: () => fileLimitOrUndefined(true),
   async embeddedFile(name) {
     if (!Bun.isStandaloneExecutable) return null;
     const blob = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === name);

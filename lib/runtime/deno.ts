@@ -4,44 +4,17 @@
  */
 
 import { connectUnix } from "./node_unix.ts";
-import { existsSync } from "node:fs";
-import {
-  closeOnExec,
-  fileLimit,
-  openPtyMaster,
-  raiseFileLimit,
-  setWindowSize,
-} from "./deno_libc.ts";
-import { isTooManyOpenFiles, TOO_MANY_OPEN_FILES, TooManyOpenFilesError } from "./file_limit.ts";
-import { PtyPoller } from "./deno_poller.ts";
-import { afterExit } from "./exit_drain.ts";
+import { closeOnExec, libc } from "./deno_libc.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { orderedWriter } from "./ordered_writer.ts";
+import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
 import type {
   ExitStatus,
   PipedProcess,
   PipedSpawnOptions,
-  PtyProcess,
-  PtySpawnOptions,
   Runtime,
   ShutdownSignal,
 } from "./types.ts";
-
-let poller: PtyPoller | undefined;
-
-const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => existsSync(path)) ?? "setsid";
-
-/**
- * The child is started by util-linux `setsid`, a new session, whose `/bin/sh`
- * opens the slave side as stdio: on Linux, the first terminal a session
- * leader opens (without O_NOCTTY, as shells open redirections) becomes its
- * controlling terminal, and its group the foreground group. The shell then
- * execs the program; every exec keeps the pid, so the pid is the program's.
- * With `stdin: "null"` the shell puts stdin back on /dev/null after opening
- * the terminal, in the same step.
- */
-const LAUNCHER = 'exec "$@" <"$0" >"$0" 2>&1';
-const LAUNCHER_STDIN_AT_EOF = 'exec "$@" <"$0" >"$0" 2>&1 </dev/null';
 
 function toExitStatus(status: Deno.CommandStatus): ExitStatus {
   if (status.signal !== null) return { exitCode: null, signal: status.signal };
@@ -49,58 +22,26 @@ function toExitStatus(status: Deno.CommandStatus): ExitStatus {
   return { exitCode: status.code, signal: null };
 }
 
-/** A spawn failure for lack of file descriptors said as such; others unchanged. */
-function explainSpawnFailure(error: unknown): unknown {
-  return isTooManyOpenFiles(error, fileLimit())
-    ? new TooManyOpenFilesError(TOO_MANY_OPEN_FILES)
-    : error;
+/** Starts a PTY's launcher with Deno.Command, stdio on /dev/null. */
+function launch(
+  argv: string[],
+  cwd: string | undefined,
+  env: Record<string, string>,
+): LaunchedProcess {
+  closeOnExec();
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  return { pid: child.pid, status: child.status.then(toExitStatus) };
 }
 
-function spawnPty(options: PtySpawnOptions): PtyProcess {
-  poller ??= new PtyPoller();
-  const pty = poller;
-  let master: { fd: number; slavePath: string };
-  try {
-    master = openPtyMaster();
-  } catch (error) {
-    throw explainSpawnFailure(error);
-  }
-  const { fd, slavePath } = master;
-  setWindowSize(fd, options.cols, options.rows);
-  let child: Deno.ChildProcess;
-  try {
-    const launcher = options.stdin === "null" ? LAUNCHER_STDIN_AT_EOF : LAUNCHER;
-    closeOnExec();
-    child = new Deno.Command(SETSID, {
-      args: ["/bin/sh", "-c", launcher, slavePath, ...options.argv],
-      cwd: options.cwd,
-      env: options.env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-  } catch (error) {
-    void pty.close(fd);
-    throw explainSpawnFailure(error);
-  }
-  let outputEnded!: () => void;
-  const ended = new Promise<void>((resolve) => outputEnded = resolve);
-  pty.add(fd, options.onData, outputEnded);
-  let closed = false;
-  return {
-    pid: child.pid,
-    exited: afterExit(child.status.then(toExitStatus), ended),
-    write: (data) => pty.write(fd, data),
-    resize: (cols, rows) => setWindowSize(fd, cols, rows),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await pty.close(fd);
-      await child.status;
-    },
-  };
-}
+const ptys = new PtySpawner(libc, launch);
 
 function spawnPiped(options: PipedSpawnOptions): PipedProcess {
   const [command, ...args] = options.argv;
@@ -141,7 +82,7 @@ export const denoRuntime: Runtime = {
   env: () => Deno.env.toObject(),
   exit: (code) => Deno.exit(code),
   cwd: () => Deno.cwd(),
-  spawnPty,
+  spawnPty: (options) => ptys.spawn(options),
   spawnPiped,
   kill(pid, signal) {
     try {
@@ -174,7 +115,7 @@ export const denoRuntime: Runtime = {
     return () => Deno.removeSignalListener(signal, handler);
   },
   memoryRss: () => Deno.memoryUsage().rss,
-  raiseFileLimit,
+  raiseFileLimit: () => fileLimit(libc, true),
   // A `deno compile` binary reads its files from the real paths it was built from.
   embeddedFile: () => Promise.resolve(null),
   selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],

@@ -40,6 +40,8 @@ export interface PtySpawnOptions {
    * Receives every output byte, in order. Called synchronously from the read
    * loop: while it runs, nothing more is read from the PTY, so a slow consumer
    * slows the writer (the kernel buffer fills) instead of growing memory.
+   * `bytes` is a view of the read buffer, valid only during the call (the
+   * next read reuses it): copy what you keep.
    */
   onData: (bytes: Uint8Array) => void;
 }

@@ -7,13 +7,15 @@
 
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Child } from "../acp/child.ts";
 import { request, termbridge } from "./_kit.ts";
 
 /** `termbridge serve` under `prlimit --nofile=SOFT:HARD`. */
-function serveWithLimit(soft: number, hard: number): Child {
-  return Child.start(["prlimit", `--nofile=${soft}:${hard}`, ...termbridge(), "serve"]);
+function serveWithLimit(soft: number, hard: number, ...options: string[]): Child {
+  return Child.start(["prlimit", `--nofile=${soft}:${hard}`, ...termbridge(), "serve", ...options]);
 }
 
 /** Sends a request and returns its parsed answer. */
@@ -37,7 +39,30 @@ function softLimit(pid: number): number {
   return Number(line?.split(/\s+/)[3]);
 }
 
+/** How many descriptors a process has open. */
+const openFiles = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
 describe("open-files limit", () => {
+  it("serve: each terminal costs two descriptors, so 50 fit under ulimit -n 128", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "termbridge-fds-"));
+    const config = join(dir, "termbridge.jsonc");
+    writeFileSync(config, '{ "limits": { "terminals": 60 } }\n');
+    const child = serveWithLimit(128, 128, "--config", config);
+    try {
+      assert.ok((await create(child, 1)).result?.terminalId);
+      const before = openFiles(child.pid);
+      for (let id = 2; id <= 50; id++) {
+        const answer = await create(child, id);
+        assert.ok(answer.result?.terminalId, `terminal ${id}: ${JSON.stringify(answer)}`);
+      }
+      const perTerminal = (openFiles(child.pid) - before) / 49;
+      assert.ok(perTerminal <= 2, `${perTerminal} descriptors per terminal`);
+    } finally {
+      await child.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("serve: the soft limit is raised to the hard one, so 30 terminals fit under ulimit -n 64", async () => {
     const child = serveWithLimit(64, 4096);
     try {

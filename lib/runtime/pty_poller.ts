@@ -1,10 +1,11 @@
 /**
- * One poll() loop for every PTY master on Deno.
+ * One poll() loop for every PTY master.
  *
- * Deno runs non-blocking FFI calls on a capped thread pool, so parking one
- * blocking read per terminal stops scaling at a few dozen terminals. Instead
- * every master is non-blocking and a single poll() call waits for all of them
- * (plus an eventfd that wakes it when the set changes or a write is queued).
+ * Parking one blocking read per terminal on a thread stops scaling at a few
+ * dozen terminals (Deno's pool for non-blocking FFI calls is capped; Bun has
+ * none). Instead every master is non-blocking and a single poll() call, off
+ * the JavaScript thread, waits for all of them (plus an eventfd that wakes it
+ * when the set changes or a write is queued).
  * Ready masters are read synchronously, a bounded amount per round so that a
  * flooding program cannot starve the others, and each chunk is handed to its
  * consumer before the next read: a slow consumer slows the writer instead of
@@ -14,20 +15,23 @@
 
 import {
   EAGAIN,
+  EFD_CLOEXEC,
+  EFD_NONBLOCK,
   EINTR,
-  errno,
-  loadLibc,
-  openEventFd,
+  type Libc,
   POLLERR,
   POLLHUP,
   POLLIN,
   POLLNVAL,
   POLLOUT,
-} from "./deno_libc.ts";
+} from "./libc.ts";
 
 const CHUNK = 64 * 1024;
 /** Bytes read from one master per poll round before the others get a turn. */
 const ROUND_BUDGET = 4 * CHUNK;
+
+/** What is added to the eventfd to wake the loop: a 64-bit 1. */
+const WAKE = new Uint8Array(new BigUint64Array([1n]).buffer);
 
 interface Entry {
   fd: number;
@@ -38,12 +42,20 @@ interface Entry {
 
 /** Multiplexes reads and writes of many PTY masters over one poll() call. */
 export class PtyPoller {
+  #libc: Libc;
   #entries = new Map<number, Entry>();
   #toClose: { fd: number; done: () => void }[] = [];
-  #wakeFd = -1;
+  #wakeFd: number;
   #running = false;
   #polling = false;
   #buffer = new Uint8Array(CHUNK);
+
+  /** @throws {Error} when the eventfd that wakes the loop cannot be made */
+  constructor(libc: Libc) {
+    this.#libc = libc;
+    this.#wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (this.#wakeFd < 0) throw new Error(`Cannot create an eventfd: errno ${libc.errno()}`);
+  }
 
   /** Starts watching a master fd. `onEnd` is called once at end of output. */
   add(fd: number, onData: (bytes: Uint8Array) => void, onEnd: () => void): void {
@@ -70,7 +82,7 @@ export class PtyPoller {
   close(fd: number): Promise<void> {
     this.#entries.delete(fd);
     if (!this.#polling) {
-      loadLibc().close(fd);
+      this.#libc.close(fd);
       return Promise.resolve();
     }
     return new Promise((resolve) => {
@@ -81,16 +93,16 @@ export class PtyPoller {
 
   /** Returns the unwritten rest of `data`, or null when all was written. */
   #writeNow(fd: number, data: Uint8Array): Uint8Array | null {
-    const c = loadLibc();
+    const c = this.#libc;
     let offset = 0;
     while (offset < data.length) {
       const view = data.subarray(offset);
-      const n = Number(c.write(fd, view, BigInt(view.length)));
+      const n = Number(c.write(fd, view, view.length));
       if (n > 0) {
         offset += n;
         continue;
       }
-      const code = errno();
+      const code = c.errno();
       if (code === EINTR) continue;
       if (code === EAGAIN) return data.subarray(offset);
       return null; // The terminal is gone; its end of output will be reported by the reader.
@@ -104,7 +116,6 @@ export class PtyPoller {
       return;
     }
     this.#running = true;
-    if (this.#wakeFd < 0) this.#wakeFd = openEventFd();
     this.#loop().catch((error) => {
       this.#running = false;
       console.error("termbridge: PTY poll loop failed:", error);
@@ -112,14 +123,11 @@ export class PtyPoller {
   }
 
   #wake(): void {
-    if (this.#wakeFd >= 0) {
-      const one = new BigUint64Array([1n]);
-      loadLibc().write(this.#wakeFd, new Uint8Array(one.buffer), 8n);
-    }
+    this.#libc.write(this.#wakeFd, WAKE, 8);
   }
 
   async #loop(): Promise<void> {
-    const c = loadLibc();
+    const c = this.#libc;
     while (this.#entries.size > 0) {
       const entries = [...this.#entries.values()];
       const fds = new Uint8Array(8 * (entries.length + 1));
@@ -131,23 +139,30 @@ export class PtyPoller {
         view.setInt16(8 * (i + 1) + 4, POLLIN | (entry.pending.length > 0 ? POLLOUT : 0), true);
       });
       this.#polling = true;
-      await c.poll(fds, BigInt(entries.length + 1), -1);
+      await c.pollAsync(fds, entries.length + 1);
       this.#polling = false;
       this.#closeRemoved();
-      if (view.getInt16(6, true) & POLLIN) c.read(this.#wakeFd, this.#buffer, 8n);
+      if (view.getInt16(6, true) & POLLIN) c.read(this.#wakeFd, this.#buffer, 8);
+      let readable = false;
       entries.forEach((entry, i) => {
         if (this.#entries.get(entry.fd) !== entry) return; // Closed meanwhile.
         const revents = view.getInt16(8 * (i + 1) + 6, true);
         if (revents & POLLOUT) this.#flush(entry);
-        if (revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) this.#read(entry);
+        if (revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
+          readable = true;
+          this.#read(entry);
+        }
       });
+      // Let the event loop look at its other I/O before the next round: a poll that
+      // answers at once (a flood; Bun's worker answers as a task) would starve stdin.
+      if (readable) await new Promise((resolve) => setImmediate(resolve));
     }
     this.#running = false;
     this.#closeRemoved();
   }
 
   #closeRemoved(): void {
-    const c = loadLibc();
+    const c = this.#libc;
     for (const { fd, done } of this.#toClose.splice(0)) {
       c.close(fd);
       done();
@@ -166,17 +181,17 @@ export class PtyPoller {
   }
 
   #read(entry: Entry): void {
-    const c = loadLibc();
+    const c = this.#libc;
     let budget = ROUND_BUDGET;
     while (budget > 0) {
-      const n = Number(c.read(entry.fd, this.#buffer, BigInt(CHUNK)));
+      const n = Number(c.read(entry.fd, this.#buffer, CHUNK));
       if (n > 0) {
         budget -= n;
-        entry.onData(this.#buffer.slice(0, n));
+        entry.onData(this.#buffer.subarray(0, n));
         if (this.#entries.get(entry.fd) !== entry) return; // The consumer closed it.
         continue;
       }
-      const code = n < 0 ? errno() : 0;
+      const code = n < 0 ? c.errno() : 0;
       if (code === EAGAIN) return;
       if (code === EINTR) continue;
       // EIO (every slave closed) or end of file: the output is complete.

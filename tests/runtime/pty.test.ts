@@ -1,0 +1,72 @@
+/**
+ * The runtime's pseudo-terminals (`runtime.spawnPty`), under whichever
+ * runtime runs the tests: descriptors per terminal, and a view of the read
+ * buffer that is reused from one read to the next.
+ * @module
+ */
+
+import { describe, it } from "../harness.ts";
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { runtime } from "../../lib/runtime/mod.ts";
+import type { PtyProcess } from "../../lib/runtime/mod.ts";
+
+const env = { PATH: runtime.env().PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+
+/** How many descriptors this process has open. */
+const openFiles = () => readdirSync("/proc/self/fd").length;
+
+/** Starts `argv` in a PTY; the output is collected as text. */
+function start(argv: string[], output: string[] = []): PtyProcess {
+  const decoder = new TextDecoder();
+  return runtime.spawnPty({
+    argv,
+    env,
+    cols: 80,
+    rows: 24,
+    onData: (bytes) => output.push(decoder.decode(bytes, { stream: true })),
+  });
+}
+
+/** Resolves once `condition` holds, checking every 10 ms. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe("runtime: pty", () => {
+  it("runtime: each terminal costs at most two descriptors (master and the child's handle)", async () => {
+    // The poll loop's own descriptors come with the first terminal, once it has read.
+    const output: string[] = [];
+    const first = start(["sh", "-c", "echo ready; exec sleep 30"], output);
+    await until(() => output.join("").includes("ready"));
+    const before = openFiles();
+    const more = Array.from({ length: 40 }, () => start(["sleep", "30"]));
+    const perTerminal = (openFiles() - before) / more.length;
+    for (const pty of [first, ...more]) runtime.kill(pty.pid, "SIGKILL");
+    await Promise.all([first, ...more].map((pty) => pty.exited));
+    await Promise.all([first, ...more].map((pty) => pty.close()));
+    assert.ok(perTerminal <= 2, `${perTerminal} descriptors per terminal`);
+    assert.ok(openFiles() <= before - 2, "closing gives every descriptor back");
+  });
+
+  it("runtime: output arrives whole and in order, the terminal is the child's, at the size given", async () => {
+    const output: string[] = [];
+    const pty = start(["sh", "-c", "seq 1 20000; tty; stty size"], output);
+    assert.deepEqual(await pty.exited, { exitCode: 0, signal: null });
+    await pty.close();
+    const lines = output.join("").split("\r\n");
+    assert.deepEqual(lines.slice(0, 20000), Array.from({ length: 20000 }, (_, i) => `${i + 1}`));
+    assert.match(lines[20000], /^\/dev\/pts\/\d+$/);
+    assert.equal(lines[20001], "24 80");
+  });
+
+  it("runtime: input written to the master reaches the program, and Ctrl+C its foreground group", async () => {
+    const output: string[] = [];
+    const pty = start(["sh", "-c", "read line; echo got:$line; exec sleep 30"], output);
+    pty.write(new TextEncoder().encode("hello\r"));
+    await until(() => output.join("").includes("got:hello"));
+    pty.write(new Uint8Array([3]));
+    assert.deepEqual(await pty.exited, { exitCode: null, signal: "SIGINT" });
+    await pty.close();
+  });
+});
