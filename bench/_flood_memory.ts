@@ -27,35 +27,78 @@ export interface FloodSample {
   lastLine: string;
 }
 
-/** Floods a Terminal of the termbridge checkout at `root` with `file` (`cat FILE; echo END`). */
-export async function floodSample(file: FloodFile, root: string): Promise<FloodSample> {
+/**
+ * Floods `count` Terminals of the termbridge checkout at `root` at once, each
+ * with the whole of `file` (`cat FILE; echo END`); each
+ * sample's `peakDelta` is the one peak of them all, and its `ceilings` the
+ * ceilings of one terminal.
+ */
+export async function floodTogether(
+  file: FloodFile,
+  root: string,
+  count: number,
+): Promise<FloodSample[]> {
   const module = await import(join(root, "lib", "terminal", "terminal.ts"));
   const { Terminal, TERMINAL_DEFAULTS } = module;
   const rssBefore = await settledRss();
   const watch = watchPeak(50);
   const start = performance.now();
-  const terminal = Terminal.spawn({
-    argv: ["sh", "-c", `cat '${file.path}'; echo ${END}`],
-    cols: 120,
-    rows: 40,
-  });
+  const terminals = Array.from({ length: count }, () =>
+    Terminal.spawn({
+      argv: ["sh", "-c", `cat '${file.path}'; echo ${END}`],
+      cols: 120,
+      rows: 40,
+    }));
   try {
-    await terminal.wait();
+    await Promise.all(terminals.map((terminal) => terminal.wait()));
     const ms = performance.now() - start;
     const peak = watch.stop();
     const top = Number.isNaN(peak.kernel) ? peak.sampled : peak.kernel;
-    return {
+    return terminals.map((terminal) => ({
       peakDelta: top - rssBefore,
       ceilings: TERMINAL_DEFAULTS.outputLimit + TERMINAL_DEFAULTS.rawLimit,
-      mbPerSecond: mbPerSecond(file.bytes, ms),
+      mbPerSecond: mbPerSecond(file.bytes * count, ms),
       received: terminal.rawLog.totalBytes,
       lastLine: terminal.lines({ scope: "visible" }).at(-1)?.trimEnd() ?? "",
-    };
+    }));
   } finally {
     watch.stop();
-    await terminal.dispose();
+    await Promise.all(terminals.map((terminal) => terminal.dispose()));
   }
 }
+
+/**
+ * The row of `count` floods at once, in one fresh process per variant: the
+ * peak over the RSS before, less `count` ceilings, per terminal.
+ */
+export function floodTogetherRow(
+  file: FloodFile,
+  ours: FloodSample[],
+  baseline: FloodSample[],
+  baselineLabel: string,
+): Row {
+  const perTerminal = (samples: FloodSample[]) =>
+    (samples[0].peakDelta - samples.length * samples[0].ceilings) / samples.length / 1e6;
+  const exact = [...ours, ...baseline].every((s) =>
+    s.received === expected(file) && s.lastLine === END
+  );
+  const value = perTerminal(ours);
+  return {
+    section: `flood memory ${file.kind}`,
+    measure:
+      `${ours.length} floods at once: peak RSS over the RSS before and their ceilings, per terminal, MB`,
+    value: `${fixed(value)}${exact ? "" : " (BYTES LOST)"}`,
+    baseline: baseline.length > 0 ? `${baselineLabel} ${fixed(perTerminal(baseline))}` : "-",
+    verdict: verdict(
+      `+${fixed(value)} MB each`,
+      value <= GOAL_OVER_CEILINGS / 1e6 && exact,
+      "<= +40 MB",
+    ),
+  };
+}
+
+/** Bytes a flood of `file` puts through the terminal: LF becomes CR LF, then the END line. */
+const expected = (file: FloodFile) => file.bytes + file.newlines + END.length + 2;
 
 /** `"lo-hi"` of `values`, one decimal. */
 function range(values: number[]): string {
@@ -78,8 +121,9 @@ export function floodMemoryRows(
   const worst = Math.max(...oursOver);
   const ceilings = fixed((ours[0]?.ceilings ?? NaN) / 1e6);
   const withBaseline = baseline.length > 0;
-  const expected = file.bytes + file.newlines + END.length + 2;
-  const exact = [...ours, ...baseline].every((s) => s.received === expected && s.lastLine === END);
+  const exact = [...ours, ...baseline].every((s) =>
+    s.received === expected(file) && s.lastLine === END
+  );
   const rows: Row[] = [
     {
       section,
@@ -114,7 +158,7 @@ export function floodMemoryRows(
       section,
       measure: "every byte received, END-OF-FLOOD last",
       value: exact ? "yes" : "NO",
-      baseline: `expected ${expected} bytes`,
+      baseline: `expected ${expected(file)} bytes`,
       verdict: verdict(exact ? "exact" : "LOST", exact, "nothing lost"),
     },
   ];

@@ -19,7 +19,9 @@
  * prints the table as Markdown. The table goes to stdout, progress to stderr.
  *
  * `floodmem` floods one Terminal per fresh process `BENCH_FLOOD_RUNS` times
- * (3) per flood file and reports its peak RSS beyond the log ceilings; with
+ * (3) per flood file and reports its peak RSS beyond the log ceilings, then
+ * `BENCH_FLOOD_TOGETHER` (6) Terminals at once in one fresh process, per
+ * terminal (one-time costs, such as the JIT compiling the parser, shared); with
  * `BENCH_BASELINE=DIR` (another checkout of termbridge, its node_modules
  * linked) the same runs of DIR's Terminal alternate with ours, so both are
  * measured on the same loaded machine at the same time.
@@ -30,7 +32,12 @@ import { cpus } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtime } from "../lib/runtime/mod.ts";
-import { floodMemoryRows, type FloodSample, floodSample } from "./_flood_memory.ts";
+import {
+  floodMemoryRows,
+  type FloodSample,
+  floodTogether,
+  floodTogetherRow,
+} from "./_flood_memory.ts";
 import { type FloodFile, removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
 import { printRows, runIsolated } from "./_isolate.ts";
 import {
@@ -92,6 +99,7 @@ function readConfig(env: Record<string, string>) {
     },
     startupRuns: envNumber(env, "BENCH_STARTUP_RUNS", 20),
     floodRuns: envNumber(env, "BENCH_FLOOD_RUNS", 3),
+    floodTogether: envNumber(env, "BENCH_FLOOD_TOGETHER", 6),
     baseline: env.BENCH_BASELINE ? resolve(env.BENCH_BASELINE) : undefined,
     markdown: env.BENCH_MARKDOWN === "1",
     isolate: env.BENCH_ISOLATE !== "0",
@@ -137,12 +145,17 @@ async function guardedJob(job: Job, config: Config): Promise<Row[]> {
   }
 }
 
-/** One flood of the floodmem section in a fresh process: ours or the baseline's Terminal. */
-function floodInChild(file: FloodFile, root: string, config: Config): FloodSample {
-  const env = { BENCH_JOB: "floodmem", BENCH_FLOOD_FILE: JSON.stringify(file), BENCH_ROOT: root };
+/** Floods of the floodmem section in a fresh process (`count` at once): ours or the baseline's Terminal. */
+function floodInChild(file: FloodFile, root: string, config: Config, count = 1): FloodSample[] {
+  const env = {
+    BENCH_JOB: "floodmem",
+    BENCH_FLOOD_FILE: JSON.stringify(file),
+    BENCH_ROOT: root,
+    BENCH_FLOOD_COUNT: String(count),
+  };
   if (!config.isolate) throw new RangeError("Cannot run floodmem with BENCH_ISOLATE=0");
   const [row] = runIsolated(SCRIPT, env, `floodmem ${file.kind}`);
-  return JSON.parse(row.value) as FloodSample;
+  return JSON.parse(row.value) as FloodSample[];
 }
 
 /** The floodmem section: per flood file, ours and the baseline alternating, each in a fresh process. */
@@ -156,10 +169,17 @@ function floodMemorySection(config: Config): Row[] {
       const baseline: FloodSample[] = [];
       for (let run = 1; run <= config.floodRuns; run++) {
         progress(`floodmem ${file.kind}: run ${run} of ${config.floodRuns}`);
-        ours.push(floodInChild(file, ROOT, config));
-        if (config.baseline) baseline.push(floodInChild(file, config.baseline, config));
+        ours.push(...floodInChild(file, ROOT, config));
+        if (config.baseline) baseline.push(...floodInChild(file, config.baseline, config));
       }
-      return floodMemoryRows(file, ours, baseline, "baseline");
+      const rows = floodMemoryRows(file, ours, baseline, "baseline");
+      if (config.floodTogether < 2) return rows;
+      progress(`floodmem ${file.kind}: ${config.floodTogether} at once`);
+      const together = floodInChild(file, ROOT, config, config.floodTogether);
+      const baselineTogether = config.baseline
+        ? floodInChild(file, config.baseline, config, config.floodTogether)
+        : [];
+      return [...rows, floodTogetherRow(file, together, baselineTogether, "baseline")];
     });
   } finally {
     removeFloodFiles(dir);
@@ -170,11 +190,13 @@ function floodMemorySection(config: Config): Row[] {
 async function child(name: string, config: Config): Promise<void> {
   if (name === "floodmem") {
     const env = runtime.env();
-    const sample = await floodSample(JSON.parse(env.BENCH_FLOOD_FILE) as FloodFile, env.BENCH_ROOT);
+    const file = JSON.parse(env.BENCH_FLOOD_FILE) as FloodFile;
+    const count = Number(env.BENCH_FLOOD_COUNT ?? "1");
+    const samples = await floodTogether(file, env.BENCH_ROOT, count);
     printRows([{
       section: "floodmem",
       measure: "",
-      value: JSON.stringify(sample),
+      value: JSON.stringify(samples),
       baseline: "",
       verdict: "",
     }]);
