@@ -19,7 +19,8 @@
  * prints the table as Markdown. The table goes to stdout, progress to stderr.
  *
  * `floodmem` floods one Terminal per fresh process `BENCH_FLOOD_RUNS` times
- * (3) per flood file and reports its peak RSS beyond the log ceilings, then
+ * (3) per flood file and reports its peak RSS beyond the log ceilings, as
+ * many times after a first short terminal came and went (a warm process), then
  * `BENCH_FLOOD_TOGETHER` (6) Terminals at once in one fresh process, per
  * terminal (one-time costs, such as the JIT compiling the parser, shared); with
  * `BENCH_BASELINE=DIR` (another checkout of termbridge, its node_modules
@@ -146,12 +147,18 @@ async function guardedJob(job: Job, config: Config): Promise<Row[]> {
 }
 
 /** Floods of the floodmem section in a fresh process (`count` at once): ours or the baseline's Terminal. */
-function floodInChild(file: FloodFile, root: string, config: Config, count = 1): FloodSample[] {
+function floodInChild(
+  file: FloodFile,
+  root: string,
+  config: Config,
+  { count = 1, warm = false } = {},
+): FloodSample[] {
   const env = {
     BENCH_JOB: "floodmem",
     BENCH_FLOOD_FILE: JSON.stringify(file),
     BENCH_ROOT: root,
     BENCH_FLOOD_COUNT: String(count),
+    BENCH_FLOOD_WARM: warm ? "1" : "0",
   };
   if (!config.isolate) throw new RangeError("Cannot run floodmem with BENCH_ISOLATE=0");
   const [row] = runIsolated(SCRIPT, env, `floodmem ${file.kind}`);
@@ -167,17 +174,23 @@ function floodMemorySection(config: Config): Row[] {
     return files.flatMap((file) => {
       const ours: FloodSample[] = [];
       const baseline: FloodSample[] = [];
+      const warm = { ours: [] as FloodSample[], baseline: [] as FloodSample[] };
       for (let run = 1; run <= config.floodRuns; run++) {
         progress(`floodmem ${file.kind}: run ${run} of ${config.floodRuns}`);
         ours.push(...floodInChild(file, ROOT, config));
         if (config.baseline) baseline.push(...floodInChild(file, config.baseline, config));
+        warm.ours.push(...floodInChild(file, ROOT, config, { warm: true }));
+        if (config.baseline) {
+          warm.baseline.push(...floodInChild(file, config.baseline, config, { warm: true }));
+        }
       }
-      const rows = floodMemoryRows(file, ours, baseline, "baseline");
+      const rows = floodMemoryRows(file, ours, baseline, "baseline", warm);
       if (config.floodTogether < 2) return rows;
       progress(`floodmem ${file.kind}: ${config.floodTogether} at once`);
-      const together = floodInChild(file, ROOT, config, config.floodTogether);
+      const count = config.floodTogether;
+      const together = floodInChild(file, ROOT, config, { count });
       const baselineTogether = config.baseline
-        ? floodInChild(file, config.baseline, config, config.floodTogether)
+        ? floodInChild(file, config.baseline, config, { count })
         : [];
       return [...rows, floodTogetherRow(file, together, baselineTogether, "baseline")];
     });
@@ -192,7 +205,7 @@ async function child(name: string, config: Config): Promise<void> {
     const env = runtime.env();
     const file = JSON.parse(env.BENCH_FLOOD_FILE) as FloodFile;
     const count = Number(env.BENCH_FLOOD_COUNT ?? "1");
-    const samples = await floodTogether(file, env.BENCH_ROOT, count);
+    const samples = await floodTogether(file, env.BENCH_ROOT, count, env.BENCH_FLOOD_WARM === "1");
     printRows([{
       section: "floodmem",
       measure: "",
