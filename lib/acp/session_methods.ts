@@ -26,6 +26,7 @@ const schemas = {
     recordOverwrite: z.boolean().optional(),
   }),
   named: z.object({ name }),
+  screenshot: z.object({ name, format: z.enum(["plain", "ansi"]).optional() }),
   type: z.object({ name, text: z.string(), paste: z.boolean().optional() }),
   key: z.object({ name, keys: z.array(z.string()).min(1) }),
   exec: z.object({ name, command: z.string(), timeout }),
@@ -113,7 +114,7 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
     });
     return { content: linesToText(lines), lines };
   });
-  on("sessions/screenshot", schemas.named, (p) => sessions.get(p.name).screenshot());
+  on("sessions/screenshot", schemas.screenshot, (p) => sessions.get(p.name).screenshot(p.format));
   on("sessions/clear", schemas.named, (p) => {
     sessions.get(p.name).terminal.clear();
     return {};

@@ -79,13 +79,14 @@ export const TOOLS = [
       "title, as JSON. Use it to navigate full-screen programs (vim, less, top).",
     schema: z.strictObject({
       format: z.enum(["ansi", "plain"]).optional().describe(
-        "Accepted for Terminal MCP's clients; the content is always plain text (no colour codes)",
+        'content as "plain" text (the default) or "ansi": with the colours and attributes ' +
+          "as escape sequences (SGR), rows separated by CR LF",
       ),
       ...SESSION,
     }),
     writes: false,
     run: async (sessions, args) =>
-      json({ ...(await sessions.readable(sessionName(args))).screenshot() }),
+      json({ ...(await sessions.readable(sessionName(args))).screenshot(args.format) }),
   }),
   tool({
     name: "clear",

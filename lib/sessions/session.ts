@@ -398,8 +398,8 @@ export class Session {
   }
 
   /** The visible screen with cursor, size, alternate-screen state and title. */
-  screenshot(): Screenshot {
-    return this.terminal.screenshot();
+  screenshot(format: "plain" | "ansi" = "plain"): Screenshot {
+    return this.terminal.screenshot(format);
   }
 
   /** Changes the size; the program receives SIGWINCH. */

@@ -5,6 +5,7 @@
  */
 
 import xterm from "@xterm/headless";
+import { SerializeAddon } from "@xterm/addon-serialize";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { readLines, type ScreenScope } from "./screen.ts";
 
@@ -58,11 +59,18 @@ export interface TerminalModes {
   cursorHidden: boolean;
 }
 
+/**
+ * What xterm's serializer writes before the alternate screen, which it puts
+ * after the normal one.
+ */
+const TO_ALTERNATE_SCREEN = "\x1b[?1049h\x1b[H";
+
 /** One emulated screen with its scrollback. */
 export class Emulator {
   #term: xterm.Terminal;
   #core: XtermCore;
   #title = "";
+  #serializer: SerializeAddon | undefined;
 
   constructor(options: EmulatorOptions) {
     this.#term = new xterm.Terminal({
@@ -81,6 +89,27 @@ export class Emulator {
   /** Parses output bytes now (UTF-8 split across calls is handled by xterm). */
   write(bytes: Uint8Array | string): void {
     this.#core.writeSync(bytes);
+  }
+
+  /**
+   * The visible screen as ANSI text: its characters with the colours and
+   * attributes they have (SGR sequences), rows separated by CR LF, as xterm's
+   * serializer writes them (`@xterm/addon-serialize`, loaded on first use).
+   */
+  ansiScreen(): string {
+    if (this.#serializer === undefined) {
+      this.#serializer = new SerializeAddon();
+      this.#term.loadAddon(this.#serializer);
+    }
+    const alternate = this.altScreen;
+    const text = this.#serializer.serialize({
+      scrollback: 0,
+      excludeModes: true,
+      excludeAltBuffer: !alternate,
+    });
+    return alternate
+      ? text.slice(text.lastIndexOf(TO_ALTERNATE_SCREEN) + TO_ALTERNATE_SCREEN.length)
+      : text;
   }
 
   /** Changes the size; lines re-wrap as in xterm. */

@@ -326,11 +326,14 @@ export class Terminal {
     return linesToText(this.lines(options));
   }
 
-  /** The visible screen with cursor, size, alternate-screen state and title. */
-  screenshot(): Screenshot {
+  /**
+   * The visible screen with cursor, size, alternate-screen state and title;
+   * `"ansi"` keeps the colours and attributes as SGR sequences.
+   */
+  screenshot(format: "plain" | "ansi" = "plain"): Screenshot {
     const screen = this.#screen();
     return {
-      content: linesToText(screen.lines("visible")),
+      content: format === "ansi" ? screen.ansiScreen() : linesToText(screen.lines("visible")),
       cursor: screen.cursor,
       dimensions: { cols: screen.cols, rows: screen.rows },
       altScreen: screen.altScreen,

@@ -100,7 +100,7 @@ describe("mcp: hardening", () => {
     }, { args: ["--result-limit", "2048"] });
   });
 
-  it("mcp: sessionId works wherever session does; takeScreenshot takes format", async () => {
+  it("mcp: sessionId works wherever session does; takeScreenshot's format ansi keeps colours", async () => {
     await withMcp(async (mcp) => {
       await mcp.ok("openSession", { name: "s1" });
       await mcp.ok("type", { text: "echo via-session''id\n", sessionId: "s1" });
@@ -108,7 +108,18 @@ describe("mcp: hardening", () => {
       await mcp.contentUntil((t) => /^via-sessionid$/m.test(t), "the output", { session: "s1" });
       const shot = await mcp.json("takeScreenshot", { sessionId: "s1", format: "plain" });
       assert.match(shot.content, /via-sessionid/);
-      assert.equal((await mcp.call("takeScreenshot", { format: "ansi" })).isError, false);
+      await mcp.ok("type", {
+        text: "printf '\\033[31mred\\033[0m-and-\\033[1mbold\\033[0m\\n'\n",
+        session: "s1",
+      });
+      await mcp.contentUntil((t) => /^red-and-bold$/m.test(t), "the coloured line", {
+        session: "s1",
+      });
+      const ansi = await mcp.json("takeScreenshot", { format: "ansi", session: "s1" });
+      assert.match(ansi.content, /\x1b\[31mred\x1b\[0m-and-\x1b\[1mbold/);
+      const plain = await mcp.json("takeScreenshot", { session: "s1" });
+      assert.match(plain.content, /^red-and-bold$/m);
+      assert.doesNotMatch(plain.content, /\x1b/);
       const clash = await mcp.call("getContent", { session: "s1", sessionId: "other" });
       assert.equal(clash.isError, true);
       assert.match(clash.text, /session "s1" and sessionId "other" differ/);
