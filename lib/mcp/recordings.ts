@@ -33,6 +33,8 @@ export interface RecordingOptions {
   maxDuration?: number;
   /** Stop after this many seconds without output. */
   inactivityTimeout?: number;
+  /** Longest pause when replayed, seconds (the header's `idle_time_limit`). */
+  idleTimeLimit?: number;
 }
 
 /** What startRecording answers. */
@@ -85,7 +87,7 @@ export class Recordings {
     const recordingId = crypto.randomUUID().slice(0, 8);
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const path = join(dir, `${session.name}-${stamp}-${recordingId}.cast`);
-    session.record(path);
+    session.record(path, { idleTimeLimit: options.idleTimeLimit });
     const started: RecordingStarted = {
       recordingId,
       path,

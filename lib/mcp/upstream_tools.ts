@@ -49,7 +49,7 @@ export const UPSTREAM_TOOLS = [
         "Directory of the file (default: --record DIR, else ~/.local/state/termbridge/recordings)",
       ),
       idleTimeLimit: z.number().min(0).optional().describe(
-        "Accepted for Terminal MCP's clients; cap pauses when replaying instead (asciinema play -i)",
+        "Longest pause when replayed, seconds (idle_time_limit in the file's header)",
       ),
       maxDuration: z.number().min(0).optional().describe("Stop after this many seconds"),
       inactivityTimeout: z.number().min(0).optional().describe(

@@ -15,6 +15,8 @@ export interface CastHeader {
   rows: number;
   title?: string;
   env?: Record<string, string>;
+  /** Longest pause a player shows, seconds (`idle_time_limit`: longer ones are shortened). */
+  idleTimeLimit?: number;
 }
 
 /** Writes one asciicast v2 file; every event is written as it happens. */
@@ -48,6 +50,7 @@ export class CastRecorder {
     };
     if (header.title) head.title = header.title;
     if (header.env) head.env = header.env;
+    if (header.idleTimeLimit !== undefined) head.idle_time_limit = header.idleTimeLimit;
     this.#line(head);
   }
 

@@ -411,9 +411,13 @@ export class Session {
   /**
    * Starts recording to an asciicast file (replacing a recording in
    * progress), or stops with null. `path` must be absolute; an existing file
-   * that is not a recording is replaced only with `overwrite`.
+   * that is not a recording is replaced only with `overwrite`; `idleTimeLimit`
+   * goes in the header, for players to shorten longer pauses.
    */
-  record(path: string | null, options: { overwrite?: boolean } = {}): void {
+  record(
+    path: string | null,
+    options: { overwrite?: boolean; idleTimeLimit?: number } = {},
+  ): void {
     if (path === null) {
       this.#stopRecording?.();
       this.#stopRecording = undefined;
@@ -426,6 +430,7 @@ export class Session {
       rows: this.terminal.rows,
       title: `termbridge session ${this.name}`,
       env: { SHELL: this.program[0], TERM: "xterm-256color" },
+      idleTimeLimit: options.idleTimeLimit,
     }, options);
     this.record(null); // A refused file leaves the recording in progress alone.
     let offset = this.terminal.rawLog.totalBytes;

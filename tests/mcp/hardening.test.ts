@@ -157,7 +157,11 @@ describe("mcp: hardening", () => {
     const dir = tempDir("termbridge-mcp-rec-");
     try {
       await withMcp(async (mcp) => {
-        const started = await mcp.json("startRecording", { outputDir: dir, format: "v2" });
+        const started = await mcp.json("startRecording", {
+          outputDir: dir,
+          format: "v2",
+          idleTimeLimit: 1.5,
+        });
         assert.equal(started.format, "v2");
         assert.equal(started.mode, "always");
         assert.ok(started.path.startsWith(dir + "/"), started.path);
@@ -168,6 +172,7 @@ describe("mcp: hardening", () => {
         assert.ok(stopped.bytesWritten > 0 && typeof stopped.durationMs === "number");
         const lines = readFileSync(stopped.path, "utf8").trimEnd().split("\n");
         assert.equal(JSON.parse(lines[0]).version, 2);
+        assert.equal(JSON.parse(lines[0]).idle_time_limit, 1.5);
         assert.ok(lines.some((line) => line.includes("recorded-now")));
         const again = await mcp.call("stopRecording", { recordingId: started.recordingId });
         assert.deepEqual([again.isError, again.text], [
