@@ -35,8 +35,8 @@ function openFileCount(): number | undefined {
 /**
  * Whether `error` (from starting a process or opening a PTY) means the
  * open-files limit was reached: errno 24 in its words or code, or (for a
- * runtime that only says "Failed to open PTY") fewer than 16 descriptors left
- * (what one PTY spawn may need for a moment).
+ * failure that does not say why) fewer than 16 descriptors left (what one PTY
+ * spawn may need for a moment).
  */
 export function isTooManyOpenFiles(error: unknown, limit: FileLimit | undefined): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };

@@ -9,8 +9,14 @@
 
 import { existsSync } from "node:fs";
 import { afterExit } from "./exit_drain.ts";
-import { type FileLimit, isTooManyOpenFiles, RLIMIT_NOFILE, rlimitStruct } from "./file_limit.ts";
-import { TOO_MANY_OPEN_FILES, TooManyOpenFilesError } from "./file_limit.ts";
+import {
+  type FileLimit,
+  isTooManyOpenFiles,
+  RLIMIT_NOFILE,
+  rlimitStruct,
+  TOO_MANY_OPEN_FILES,
+  TooManyOpenFilesError,
+} from "./file_limit.ts";
 import { type Libc, O_CLOEXEC, O_NOCTTY, O_NONBLOCK, O_RDWR, TIOCSWINSZ } from "./libc.ts";
 import { PtyPoller } from "./pty_poller.ts";
 import type { ExitStatus, PtyProcess, PtySpawnOptions } from "./types.ts";
@@ -125,7 +131,9 @@ export class PtySpawner {
       pid: child.pid,
       exited: afterExit(child.status, ended),
       write: (data) => poller.write(fd, data),
-      resize: (cols, rows) => setWindowSize(libc, fd, cols, rows),
+      resize: (cols, rows) => {
+        if (!closed) setWindowSize(libc, fd, cols, rows); // After close the number may be another file's.
+      },
       close: async () => {
         if (closed) return;
         closed = true;
