@@ -96,12 +96,14 @@ class PollWorker {
     await new Promise((resolve) => setImmediate(resolve));
     const bytes = 8 * count;
     this.#fds.set(fds.subarray(0, bytes));
-    const sequence = ++this.#sequence;
+    // Numbered 1 to 2^31 - 1 and round again: a long flood makes billions of polls.
+    const previous = this.#sequence;
+    this.#sequence = previous === 0x7fffffff ? 1 : previous + 1;
     Atomics.store(this.#slots, COUNT, count);
-    Atomics.store(this.#slots, REQUEST, sequence);
+    Atomics.store(this.#slots, REQUEST, this.#sequence);
     Atomics.notify(this.#slots, REQUEST);
     this.#worker.ref();
-    const done = Atomics.waitAsync(this.#slots, DONE, sequence - 1);
+    const done = Atomics.waitAsync(this.#slots, DONE, previous);
     if (done.async) await done.value;
     this.#worker.unref();
     fds.set(this.#fds.subarray(0, bytes));
