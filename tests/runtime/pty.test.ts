@@ -69,4 +69,21 @@ describe("runtime: pty", () => {
     assert.deepEqual(await pty.exited, { exitCode: null, signal: "SIGINT" });
     await pty.close();
   });
+
+  it("runtime: 150 terminals at once each get their output and their input (one poll loop)", async () => {
+    const encoder = new TextEncoder();
+    const outputs = Array.from({ length: 150 }, () => [] as string[]);
+    const ptys = outputs.map((output, i) =>
+      start(["sh", "-c", `echo hi-${i}; read x; echo got-$x; exec sleep 30`], output)
+    );
+    try {
+      await until(() => outputs.every((output, i) => output.join("").includes(`hi-${i}`)));
+      ptys.forEach((pty, i) => pty.write(encoder.encode(`v${i}\r`)));
+      await until(() => outputs.every((output, i) => output.join("").includes(`got-v${i}`)));
+    } finally {
+      for (const pty of ptys) runtime.kill(pty.pid, "SIGKILL");
+      await Promise.all(ptys.map((pty) => pty.exited));
+      await Promise.all(ptys.map((pty) => pty.close()));
+    }
+  });
 });
