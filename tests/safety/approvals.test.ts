@@ -10,30 +10,17 @@
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // @deno-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { removeDir, STEP_MS, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { markerWorkspace } from "./_workspace.ts";
 
-/** A directory with a marker program (`marker NAME` creates `ran-NAME`) and a config. */
+/** A workspace of its own (see markerWorkspace), with this process's environment under it. */
 function workspace(config: unknown): { dir: string; env: Record<string, string> } {
-  const dir = tempDir("termbridge-approvals-");
-  const bin = join(dir, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "marker"), `#!/bin/sh\ntouch "${dir}/ran-$1"\n`);
-  chmodSync(join(bin, "marker"), 0o755);
-  writeFileSync(join(dir, "termbridge.jsonc"), JSON.stringify(config));
-  return {
-    dir,
-    env: {
-      ...process.env as Record<string, string>,
-      ...serverEnv(),
-      PATH: `${bin}:${process.env.PATH}`,
-      HOME: dir,
-      XDG_STATE_HOME: join(dir, "state"),
-    },
-  };
+  const { dir, env } = markerWorkspace(config, "termbridge-approvals-");
+  return { dir, env: { ...process.env as Record<string, string>, ...env } };
 }
 
 function termbridge(

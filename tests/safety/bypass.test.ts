@@ -15,7 +15,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
-  chmodSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -25,7 +24,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { createPolicy } from "../../lib/policy/mod.ts";
-import { removeDir, serverEnv, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { removeDir, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { markerWorkspace } from "./_workspace.ts";
 import { Serve } from "./_serve.ts";
 
 const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
@@ -122,22 +122,9 @@ describe("bypass: code kept for later", () => {
   });
 });
 
-/** A directory with the marker program (`marker NAME` creates `ran-NAME`) and a config. */
+/** A workspace of its own (see markerWorkspace). */
 function workspace(config: unknown): { dir: string; env: Record<string, string> } {
-  const dir = realpathSync(tempDir("termbridge-bypass-"));
-  const bin = join(dir, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "marker"), `#!/bin/sh\ntouch "${dir}/ran-$1"\n`);
-  chmodSync(join(bin, "marker"), 0o755);
-  writeFileSync(join(dir, "termbridge.jsonc"), JSON.stringify(config));
-  const env = {
-    ...serverEnv(),
-    PATH: `${bin}:${process.env.PATH}`,
-    HOME: dir,
-    XDG_STATE_HOME: join(dir, "state"),
-    XDG_CONFIG_HOME: join(dir, "config"),
-  };
-  return { dir, env };
+  return markerWorkspace(config, "termbridge-bypass-");
 }
 
 function errorCode(answer: Record<string, unknown>): number | undefined {

@@ -14,23 +14,12 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeDir, serverEnv, STEP_MS, tempDir, termbridgeCommand, withMcp } from "../mcp/_kit.ts";
+import { markerWorkspace } from "./_workspace.ts";
 import { Serve } from "./_serve.ts";
 
-/** A directory with a marker program (`marker NAME` creates `ran-NAME`) and a config. */
+/** A workspace of its own (see markerWorkspace). */
 function workspace(config: unknown): { dir: string; bin: string; env: Record<string, string> } {
-  const dir = tempDir("termbridge-guard-");
-  const bin = join(dir, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "marker"), `#!/bin/sh\ntouch "${dir}/ran-$1"\n`);
-  chmodSync(join(bin, "marker"), 0o755);
-  writeFileSync(join(dir, "termbridge.jsonc"), JSON.stringify(config));
-  const env = {
-    ...serverEnv(),
-    PATH: `${bin}:${process.env.PATH}`,
-    HOME: dir,
-    XDG_STATE_HOME: join(dir, "state"),
-  };
-  return { dir, bin, env };
+  return markerWorkspace(config, "termbridge-guard-");
 }
 
 const S = "s1";

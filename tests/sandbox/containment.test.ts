@@ -9,49 +9,33 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { containment } from "../../lib/sandbox/mod.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
-import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
+import { termbridgeArgv, waitUntil } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
 import { currentBinary } from "../built_binary.ts";
 import { acpArgv, agentArgv } from "../acp/acp_run.ts";
+import { allGone, allStarted, escapees } from "./_escapees.ts";
 
 /** Cgroups or the marker (`TERMBRIDGE_CONTAINMENT=marker` runs this file with the marker). */
 const contained = containment().kind !== "off";
 /** The compiled binary when it is built and current (`make build`). */
 const binary = currentBinary();
 
-/**
- * A command line whose processes try every way out, each writing its pid to
- * `file`: a new session, nohup in the background, and one ignoring SIGHUP
- * and SIGTERM; the line itself then sleeps.
- */
-function escapees(file: string): string {
-  return [
-    `echo $$ >>${file};`,
-    `setsid -f sh -c 'echo $$ >>${file}; exec sleep 1000';`,
-    `nohup sh -c 'echo $$ >>${file}; exec sleep 1001' >/dev/null 2>&1 &`,
-    `sh -c 'trap "" HUP TERM; echo $$ >>${file}; exec sleep 1002' &`,
-    "exec sleep 1003",
-  ].join(" ");
-}
-
-function pidsIn(file: string): number[] {
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
-}
-
-async function allStarted(file: string): Promise<number[]> {
-  await waitUntil(() => pidsIn(file).length === 4, `4 pids in ${file}`, 30_000);
-  const pids = pidsIn(file);
-  await waitUntil(() => pids.every(isAlive), "every escapee running", 10_000);
-  return pids;
-}
-
-async function allGone(pids: number[]): Promise<void> {
-  await waitUntil(() => !pids.some(isAlive), `pids ${pids.join(" ")} to be gone`, 20_000);
+/** Asks `termbridge serve` to run `command` in a terminal and waits for its id. */
+async function createOverServe(child: Child, command: string): Promise<void> {
+  await child.write(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "terminal/create",
+      params: { sessionId: "s", command },
+    }) + "\n",
+  );
+  await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
 }
 
 function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
@@ -148,17 +132,7 @@ describe("containment", () => {
 
   itWhen(contained, "containment: kill -9 of termbridge serve leaves no process", async () => {
     await withDir((dir) =>
-      killNineLeavesNothing([...termbridgeArgv(), "serve"], async (child, command) => {
-        await child.write(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "terminal/create",
-            params: { sessionId: "s", command },
-          }) + "\n",
-        );
-        await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
-      }, dir)
+      killNineLeavesNothing([...termbridgeArgv(), "serve"], createOverServe, dir)
     );
   });
 
@@ -166,19 +140,7 @@ describe("containment", () => {
     contained && binary !== undefined,
     "containment: kill -9 of the built binary (serve) leaves no process",
     async () => {
-      await withDir((dir) =>
-        killNineLeavesNothing([binary!, "serve"], async (child, command) => {
-          await child.write(
-            JSON.stringify({
-              jsonrpc: "2.0",
-              id: 1,
-              method: "terminal/create",
-              params: { sessionId: "s", command },
-            }) + "\n",
-          );
-          await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
-        }, dir)
-      );
+      await withDir((dir) => killNineLeavesNothing([binary!, "serve"], createOverServe, dir));
     },
   );
 

@@ -16,39 +16,16 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
+import { isAlive, termbridgeArgv } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
 import { currentBinary } from "../built_binary.ts";
 import { startMarker } from "../../lib/sandbox/containment.ts";
+import { allGone, allStarted, escapees } from "./_escapees.ts";
 
 const asRoot = process.getuid?.() === 0 && process.platform === "linux";
 const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find(existsSync) ?? null;
 /** The compiled binary when it is built and current (`make build`). */
 const binary = currentBinary();
-
-/** Each escapee writes its pid to `file`; the line itself then sleeps. */
-function escapees(file: string): string {
-  return [
-    `echo $$ >>${file};`,
-    `setsid -f sh -c 'echo $$ >>${file}; exec sleep 1000';`,
-    `nohup sh -c 'echo $$ >>${file}; exec sleep 1001' >/dev/null 2>&1 &`,
-    `sh -c 'trap "" HUP TERM; echo $$ >>${file}; exec sleep 1002' &`,
-    "exec sleep 1003",
-  ].join(" ");
-}
-
-async function allStarted(file: string): Promise<number[]> {
-  const read = () =>
-    existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number) : [];
-  await waitUntil(() => read().length === 4, `4 pids in ${file}`, 30_000);
-  const pids = read();
-  await waitUntil(() => pids.every(isAlive), "every escapee running", 10_000);
-  return pids;
-}
-
-async function allGone(pids: number[]): Promise<void> {
-  await waitUntil(() => !pids.some(isAlive), `pids ${pids.join(" ")} to be gone`, 20_000);
-}
 
 /** The uid a process runs as. */
 function uidOf(pid: number): number {
