@@ -48,6 +48,8 @@ export interface AcpOptions {
   flags?: string[];
   /** `--json` unless false. */
   json?: boolean;
+  /** More environment for termbridge (and so for the agent it starts). */
+  env?: Record<string, string>;
 }
 
 /** Argv of `termbridge acp [--json] FLAGS --cwd DIR -p ... -- AGENT`. */
@@ -68,7 +70,7 @@ export function acpArgv(agent: string[], options: AcpOptions): string[] {
 
 /** Starts `termbridge acp [--json] FLAGS --cwd DIR -p ... -- AGENT`. */
 export function startAcp(agent: string[], options: AcpOptions): Child {
-  return Child.start(acpArgv(agent, options));
+  return Child.start(acpArgv(agent, options), { env: options.env });
 }
 
 /** What a finished `acp --json` run printed, parsed. */
