@@ -3,7 +3,8 @@
  * TerminalService with the policy (the shipped rules plus a few) and the audit
  * log on, beside the same with both off, in the same process, rounds
  * alternating so that the machine's load hits both alike. Also the audit
- * log's own cost per event.
+ * log's own cost per event, and the lookup of the program a sent line goes to
+ * (`input`: checked as shell only for a shell; issue 15 item 8).
  *
  * Run from the repository root, on either runtime:
  *
@@ -21,6 +22,8 @@ import { AuditLog } from "../lib/audit/log.ts";
 import { createPolicy, DEFAULT_POLICY_RULES, loadShellParser } from "../lib/policy/mod.ts";
 import { runtime } from "../lib/runtime/mod.ts";
 import { Guard, refuseAsks } from "../lib/safety/guard.ts";
+import { readsShellLines } from "../lib/safety/line_readers.ts";
+import { Terminal } from "../lib/terminal/terminal.ts";
 import { TerminalService } from "../lib/service/terminal_service.ts";
 import {
   envNumber,
@@ -123,6 +126,33 @@ async function main(): Promise<Row[]> {
       baseline: `p99 ${fixed(percentile(checks.slice(200), 99), 4)}`,
       verdict: "-",
     });
+  }
+  progress("guard: who reads a sent line (input to a program that is not a shell)");
+  // The cost item 8 of issue 15 adds to each line sent with `input`: finding the terminal's
+  // foreground program (/proc) and deciding whether it is a shell, on a real terminal.
+  const cat = Terminal.spawn({ argv: ["cat"], cwd: dir });
+  try {
+    // cat prints nothing: poll until it has replaced its launcher.
+    for (let i = 0; i < 1000 && cat.foreground()?.programs[0] !== "cat"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const lookups: number[] = [];
+    for (let i = 0; i < 2200; i++) {
+      const start = performance.now();
+      const readers = cat.foreground()?.programs ?? [];
+      if (readers.some(readsShellLines)) throw new Error("cat taken for a shell");
+      lookups.push(performance.now() - start);
+    }
+    const p50 = percentile(lookups.slice(200), 50);
+    rows.push({
+      section: "guard",
+      measure: "foreground reader of a sent line (/proc lookup + shell test), p50 ms",
+      value: fixed(p50, 4),
+      baseline: `p99 ${fixed(percentile(lookups.slice(200), 99), 4)}`,
+      verdict: verdict(`${fixed(p50, 4)} ms`, p50 < 0.2, "under 0.2 ms per line"),
+    });
+  } finally {
+    await cat.dispose();
   }
   progress("guard: audit record alone");
   const actor = { mode: "serve" as const, session: SESSION, terminal: "term-1" };

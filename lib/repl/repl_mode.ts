@@ -295,23 +295,68 @@ class Repl {
     if (parts.length > 0) await this.#print(parts.join("\n") + "\n");
   }
 
-  /** Asks the person a y/n question about a command or file the policy asks about. */
+  /**
+   * Asks the person a y/n question about a command or file the policy asks
+   * about. Questions come one at a time, and only `y`, `yes`, `n`, `no` or an
+   * empty line answer one: the question may come while the person types their
+   * next command (a line typed into a shell is checked when the shell runs
+   * it), and a line that is no answer is run as the command it is, after
+   * which the question is asked again.
+   */
   approve(request: ApprovalRequest, signal?: AbortSignal): Promise<Approval> {
     const action = request.kind === "command" ? "Run" : request.kind === "read" ? "Read" : "Write";
     const query = `${action} ${request.subject}? The policy asks: ${request.verdict.reason} [y/N] `;
+    const turn = this.#questions.then(() => this.#ask(query, signal));
+    this.#questions = turn.then(() => {}, () => {});
+    return turn;
+  }
+
+  /** Questions asked one after another (readline holds one at a time). */
+  #questions: Promise<void> = Promise.resolve();
+
+  /** The question waiting for its answer, shown again instead of the prompt. */
+  #asking: string | undefined;
+
+  #ask(query: string, signal?: AbortSignal): Promise<Approval> {
+    if (signal?.aborted || this.#inputClosed) {
+      return Promise.resolve({ approved: false, by: "user (interrupted)" });
+    }
     return new Promise((done) => {
       const interrupt = this.#abort?.signal;
+      // Ends the pending question too, so that it cannot take a later line.
+      const asking = new AbortController();
       const onAbort = () => finish({ approved: false, by: "user (interrupted)" });
       const finish = (approval: Approval) => {
         signal?.removeEventListener("abort", onAbort);
         interrupt?.removeEventListener("abort", onAbort);
+        this.#rl.off("close", onAbort);
+        asking.abort();
+        this.#asking = undefined;
         done(approval);
+        if (!this.#busy) this.#prompt();
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       interrupt?.addEventListener("abort", onAbort, { once: true });
-      this.#rl.question(query, (answer) => {
-        finish({ approved: /^\s*y(es)?\s*$/i.test(answer), by: "user" });
-      });
+      this.#rl.once("close", onAbort);
+      const answer = (line: string) => {
+        const word = line.trim().toLowerCase();
+        if (/^(y|yes|n|no|)$/.test(word)) {
+          finish({ approved: word.startsWith("y"), by: "user" });
+          return;
+        }
+        // Not an answer: the person's next command. It runs (after the command running now),
+        // and the question is asked again at once: that command may be waiting for the answer
+        // (an `exec` to the shell whose typed line is asked about).
+        this.#queue.push(line);
+        pose();
+        void this.#drain();
+      };
+      const pose = () => {
+        if (asking.signal.aborted) return;
+        this.#asking = query;
+        this.#rl.question(query, { signal: asking.signal }, answer);
+      };
+      pose();
     });
   }
 
@@ -399,6 +444,11 @@ class Repl {
 
   #prompt(): void {
     if (!this.#interactive || this.#inputClosed) return;
+    if (this.#asking !== undefined) {
+      this.#rl.setPrompt(this.#asking);
+      this.#rl.prompt();
+      return;
+    }
     const current = this.console.current();
     this.#rl.setPrompt(current === undefined ? "tb› " : `tb ${current}› `);
     this.#rl.prompt();

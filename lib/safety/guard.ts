@@ -18,6 +18,7 @@ import type {
 import { resolve } from "node:path";
 import { realPath } from "../policy/paths.ts";
 import { TerminalError } from "../terminal/errors.ts";
+import { readsShellLines } from "./line_readers.ts";
 import type { Actor, Approver, Mode } from "./types.ts";
 
 /** A command or file access the policy refused, or an "ask" nobody approved. */
@@ -60,6 +61,14 @@ export interface CommandCheck {
    * program get no hooks, so what they read is unknown.
    */
   linesChecked?: boolean;
+  /**
+   * For a line sent to a running program (`input`, or `exec` to a session
+   * without shell integration): the programs of the terminal's foreground
+   * process group, which will read it. When none of them is a shell (see
+   * `readsShellLines`), the line is audited, not checked as a shell line.
+   * Left out (or empty: nothing could be read) the line is checked.
+   */
+  readBy?: string[];
 }
 
 /** What a typed line gets: run it, or not and why (for the shell to show). */
@@ -178,6 +187,22 @@ export class Guard {
     signal?: AbortSignal,
   ): Promise<CommandVerdict | null> {
     const subject = check.line ?? argvText(check.argv ?? []);
+    const reader = notShellReader(check);
+    if (reader !== null) {
+      // Another program's language (Python, SQL, vim keys): not a shell line; recorded as sent.
+      this.audit.record(actor, {
+        event: "command",
+        origin: check.origin,
+        line: subject,
+        cwd: check.cwd,
+        decision: "allow",
+        rule: null,
+        reason: `sent to ${
+          JSON.stringify(reader)
+        }, which is not a shell: audited, not checked as a shell line`,
+      });
+      return null;
+    }
     const context: PolicyContext = {
       cwd: check.cwd,
       env: check.env,
@@ -375,6 +400,13 @@ export class Guard {
     ).join("; ");
     return await this.policy.checkLine(line, context);
   }
+}
+
+/** The program a line goes to when it is sent to a program that is not a shell, else null. */
+function notShellReader(check: CommandCheck): string | null {
+  const readers = check.readBy ?? [];
+  if (check.line === undefined || readers.length === 0) return null;
+  return readers.some(readsShellLines) ? null : readers[0];
 }
 
 /** Environment variables whose values shells run or source. */

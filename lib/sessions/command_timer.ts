@@ -6,23 +6,11 @@
  * @module
  */
 
-import { readFileSync } from "node:fs";
 import { runtime } from "../runtime/mod.ts";
 import { commandSecondsHit, type LimitHit } from "../sandbox/mod.ts";
+import { foregroundGroup } from "../terminal/process_groups.ts";
 import type { Terminal } from "../terminal/terminal.ts";
 import { parseShellMark } from "./shell_integration.ts";
-
-/** The terminal's foreground process group as its leader's /proc entry says, or null. */
-function foregroundGroup(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const tpgid = Number(fields[5]);
-    return tpgid > 0 ? tpgid : null;
-  } catch {
-    return null; // The shell is gone.
-  }
-}
 
 /**
  * Watches the shell's command marks and kills a command running longer than

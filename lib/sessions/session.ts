@@ -476,8 +476,11 @@ export class Session {
    */
   async #check(origin: "exec" | "input", line: string): Promise<void> {
     this.#approved = null;
+    // What reads the line: the shell at its prompt, or the program in the foreground (`python3`).
+    const atShellPrompt = origin === "exec" && this.integration === "shell";
+    const readBy = atShellPrompt ? undefined : this.terminal.foreground()?.programs;
     const verdict = await this.#guard.checkCommand(
-      { origin, line, cwd: this.#shell.cwd, env: this.#env },
+      { origin, line, cwd: this.#shell.cwd, env: this.#env, ...(readBy ? { readBy } : {}) },
       this.#guard.actor({ session: this.name }),
     );
     if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };

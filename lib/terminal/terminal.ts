@@ -25,7 +25,7 @@ import { resourceLimitHit, rlimitPrefix } from "../sandbox/rlimits.ts";
 import type { LimitHit, ResourceLimits } from "../sandbox/types.ts";
 import { OutputLog } from "./output_log.ts";
 import { linesToText, type ScreenScope } from "./screen.ts";
-import { sessionProcessGroups } from "./process_groups.ts";
+import { type ForegroundReader, foregroundReader, sessionProcessGroups } from "./process_groups.ts";
 import { PlainTextStream } from "./text_stream.ts";
 import { settleWithin } from "./timing.ts";
 
@@ -189,6 +189,15 @@ export class Terminal {
   /** Process id, also the id of the terminal's process group. */
   get pid(): number {
     return this.#pty.pid;
+  }
+
+  /**
+   * Who reads what is typed now: the terminal's foreground process group and
+   * its programs (the shell at its prompt, `python3` while it runs); null
+   * once the program has exited.
+   */
+  foreground(): ForegroundReader | null {
+    return this.#exitStatus === null ? foregroundReader(this.pid) : null;
   }
 
   /** How the program ended, or null while it runs. */
