@@ -31,6 +31,12 @@ export interface NdJsonOptions {
   maxLineBytes?: number;
   /** Called with a diagnostic (for stderr) when a message is rejected. */
   onReject?: (problem: string) => void;
+  /**
+   * Awaited before each line is read (flow control): a host holds the next
+   * request back while the answers to earlier ones are unsent. False ends
+   * the input there (the peer is gone: what it sent is not worth answering).
+   */
+  ready?: () => Promise<boolean>;
 }
 
 /** An error response with id null (the request's id could not be read) or the given id. */
@@ -144,7 +150,12 @@ export function ndJsonMessages(
     options.onReject?.(message);
     return write(stringifyMessage(errorResponse(id, code, message)) + "\n");
   };
+  let ended = false;
   const receive = async (line: Line, controller: ReadableStreamDefaultController<Message>) => {
+    if (ended || (options.ready !== undefined && !await options.ready())) {
+      ended = true;
+      return;
+    }
     const verdict = readLine(line, splitter.maxBytes);
     if (verdict === undefined) return;
     if ("message" in verdict) controller.enqueue(verdict.message);
@@ -155,8 +166,9 @@ export function ndJsonMessages(
       try {
         for await (const chunk of input) {
           for (const line of splitter.push(chunk)) await receive(line, controller);
+          if (ended) break;
         }
-        const last = splitter.flush();
+        const last = ended ? undefined : splitter.flush();
         if (last !== undefined) await receive(last, controller);
         controller.close();
       } catch (error) {

@@ -11,7 +11,7 @@ import type { Socket } from "node:net";
 import { type AttachIo, attachSession, DETACH_BYTE } from "../repl/attach.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import { latin1ToBytes, lineSplitter } from "./wire.ts";
-import { writeJsonLine } from "./socket_streams.ts";
+import { refuse, writeJsonLine } from "./socket_streams.ts";
 
 /** The attach hello's fields. */
 export interface AttachRequest {
@@ -34,8 +34,7 @@ export async function serveAttach(
   try {
     session = request.sessions.get(request.name);
   } catch (error) {
-    await writeJsonLine(socket, { ok: false, error: (error as Error).message });
-    socket.end();
+    await refuse(socket, (error as Error).message);
     return;
   }
   const attached = session;

@@ -11,7 +11,7 @@ import { createMcpServer } from "../mcp/server.ts";
 import { SessionTools } from "../mcp/session_tools.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
 import type { SessionManager } from "../sessions/manager.ts";
-import { socketReadable, writeJsonLine } from "./socket_streams.ts";
+import { socketReadable, writeBounded, writeJsonLine } from "./socket_streams.ts";
 
 /** The mcp hello's fields. */
 export interface McpRequest {
@@ -35,11 +35,7 @@ export async function serveMcp(
   await writeJsonLine(socket, { ok: true });
   const transport = new StdioTransport(() => Promise.resolve(), {
     input: () => socketReadable(socket, request.rest),
-    write: (text) =>
-      new Promise<void>((resolve) => {
-        if (socket.destroyed) return resolve();
-        socket.write(text, () => resolve());
-      }),
+    write: (text) => writeBounded(socket, text),
   });
   await server.connect(transport);
   const stop = () => void server.close();

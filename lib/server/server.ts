@@ -27,7 +27,7 @@ import { serveMcp } from "./mcp_host.ts";
 import { prepareSocketDir, socketPath } from "./paths.ts";
 import { probeSocket } from "./probe.ts";
 import { serveRpc } from "./rpc_host.ts";
-import { readFirstLine, socketMessages, writeJsonLine } from "./socket_streams.ts";
+import { readFirstLine, refuse, socketMessages, writeJsonLine } from "./socket_streams.ts";
 import type { Hello } from "./wire.ts";
 import { asClient } from "../safety/client.ts";
 
@@ -170,7 +170,7 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
   try {
     opened = await readFirstLine(socket);
   } catch {
-    socket.destroy(); // Gone before its hello: a probe, or a client that died.
+    socket.destroy(); // Gone or silent before its hello: a probe, a client that died or hung.
     return;
   }
   const { line, rest } = opened;
@@ -179,11 +179,7 @@ async function serveClient(socket: Socket, context: ClientContext): Promise<void
     hello = JSON.parse(line);
     if (hello?.hello !== "termbridge") throw new Error("not a termbridge hello");
   } catch {
-    await writeJsonLine(socket, {
-      ok: false,
-      error: `Cannot serve this client: the first line must be a termbridge hello`,
-    });
-    socket.end();
+    await refuse(socket, `Cannot serve this client: the first line must be a termbridge hello`);
     return;
   }
   // Everything this connection does is recorded as this client's (lib/safety/client.ts).
@@ -224,12 +220,11 @@ async function serveHello(
     case "mcp":
       return await serveMcp(socket, { ...hello, rest, sessions, signal });
     default:
-      await writeJsonLine(socket, {
-        ok: false,
-        error: `Cannot serve a "${
+      await refuse(
+        socket,
+        `Cannot serve a "${
           (hello as { kind: string }).kind
         }" connection: expected rpc, attach or mcp`,
-      });
-      socket.end();
+      );
   }
 }

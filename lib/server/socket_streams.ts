@@ -5,6 +5,7 @@
  */
 
 import type { Socket } from "node:net";
+import { setImmediate } from "node:timers";
 import { type MessageStream, ndJsonMessages } from "../jsonrpc/ndjson.ts";
 
 /** The hello line and the bytes that came after it in the same reads. */
@@ -16,13 +17,34 @@ export interface Opened {
 /** Longest hello accepted, in bytes. */
 const MAX_HELLO = 64 * 1024;
 
+/** How long a new connection has to send its hello line before it is closed. */
+export const HELLO_TIMEOUT_MS = 5_000;
+
 /**
- * Reads the socket up to its first newline.
- * @throws {Error} when the socket ends or sends too much before one
+ * A connection reads no further request while more than this many bytes of
+ * its answers wait to be sent (the client is not reading them).
  */
-export function readFirstLine(socket: Socket): Promise<Opened> {
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
+/**
+ * A connection that leaves this many bytes of answers unread and has another
+ * one to send is closed: answers already being made when reading stopped
+ * (waits that ended together) cannot grow the server's memory without bound.
+ * One answer larger than this is still sent when nothing else is queued.
+ */
+export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the socket up to its first newline, within {@linkcode HELLO_TIMEOUT_MS}.
+ * @throws {Error} when the socket ends, sends too much before one or is too slow
+ */
+export function readFirstLine(socket: Socket, timeoutMs = HELLO_TIMEOUT_MS): Promise<Opened> {
   return new Promise((resolve, reject) => {
     let buffered = new Uint8Array(0);
+    const timer = setTimeout(
+      () => fail(new Error(`no hello line within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onData = (chunk: Uint8Array) => {
       const joined = new Uint8Array(buffered.length + chunk.length);
       joined.set(buffered);
@@ -46,6 +68,7 @@ export function readFirstLine(socket: Socket): Promise<Opened> {
       reject(error);
     };
     const cleanup = () => {
+      clearTimeout(timer);
       socket.off("data", onData);
       socket.off("end", onEnd);
       socket.off("error", fail);
@@ -56,26 +79,55 @@ export function readFirstLine(socket: Socket): Promise<Opened> {
   });
 }
 
-/** The socket's bytes after the hello, `rest` first. */
+/**
+ * The socket's bytes after the hello, `rest` first. The socket is paused
+ * while a chunk waits to be taken, and while more than
+ * {@linkcode MAX_UNSENT_BYTES} of what was written to it is unsent: a client
+ * that does not read its answers stops being read.
+ */
 export function socketReadable(socket: Socket, rest: Uint8Array): ReadableStream<Uint8Array> {
+  let done = false;
+  let waiting: (() => void) | undefined;
+  const wake = () => {
+    const resume = waiting;
+    waiting = undefined;
+    resume?.();
+  };
   return new ReadableStream<Uint8Array>({
     start(controller) {
       if (rest.length > 0) controller.enqueue(rest);
-      let done = false;
       const finish = () => {
         if (done) return;
         done = true;
+        wake();
         controller.close();
       };
       socket.on("data", (chunk: Uint8Array) => {
-        if (!done) controller.enqueue(new Uint8Array(chunk));
+        if (done) return;
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 0) <= 0) socket.pause();
       });
+      socket.on("drain", wake);
       socket.on("end", finish);
       socket.on("close", finish);
       socket.on("error", finish); // A peer gone mid-write: the connection just ends.
-      socket.resume();
     },
-  });
+    async pull() {
+      await answersSent(socket, () => done, (resume) => waiting = resume);
+      if (!done) socket.resume();
+    },
+  }, { highWaterMark: 1 });
+}
+
+/** Resolves once at most {@linkcode MAX_UNSENT_BYTES} written to `socket` are unsent (or it ended). */
+async function answersSent(
+  socket: Socket,
+  ended: () => boolean,
+  onDrain: (resume: () => void) => void,
+): Promise<void> {
+  while (socket.writableLength > MAX_UNSENT_BYTES && !ended() && !socket.destroyed) {
+    await new Promise<void>((resume) => onDrain(resume));
+  }
 }
 
 /**
@@ -88,15 +140,55 @@ export function socketMessages(
   rest: Uint8Array,
   options: { maxLineBytes?: number } = {},
 ): MessageStream {
-  return ndJsonMessages(socketReadable(socket, rest), (line) => writeLine(socket, line), options);
+  // Requests that came in one read are passed on one per turn of the event loop, so the
+  // answer to each one made at once is queued (and counted) before the next is read.
+  let fresh = true;
+  let waiting: (() => void) | undefined;
+  socket.on("drain", () => {
+    const resume = waiting;
+    waiting = undefined;
+    resume?.();
+  });
+  socket.on("close", () => waiting?.());
+  const ready = async () => {
+    if (!fresh) await new Promise((next) => setImmediate(next));
+    await answersSent(socket, () => socket.destroyed, (resume) => waiting = resume);
+    fresh = false;
+    setImmediate(() => fresh = true);
+    return !socket.destroyed; // Requests of a client that left are not answered.
+  };
+  return ndJsonMessages(
+    socketReadable(socket, rest),
+    (line) => writeBounded(socket, line),
+    { ...options, ready },
+  );
 }
 
-/** Writes one line; the order of calls is the order on the socket. Dropped once the peer left. */
-function writeLine(socket: Socket, line: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (socket.destroyed || !socket.writable) return resolve();
-    socket.write(line, () => resolve());
-  });
+/**
+ * Writes `data` to the socket without waiting for it to be sent (the socket
+ * keeps the order of writes); closes the connection instead when more than
+ * {@linkcode MAX_QUEUED_BYTES} of earlier writes are still unsent. Nothing
+ * is written once the peer left.
+ */
+export function writeBounded(socket: Socket, data: string | Uint8Array): Promise<void> {
+  if (socket.destroyed || !socket.writable) return Promise.resolve();
+  if (socket.writableLength > MAX_QUEUED_BYTES) {
+    socket.destroy(
+      new Error(`Cannot queue more answers: ${socket.writableLength} bytes are unread`),
+    );
+    return Promise.resolve();
+  }
+  socket.write(data);
+  return Promise.resolve();
+}
+
+/**
+ * Answers a connection that cannot be served with one JSON line, then closes
+ * it (both ways: a client that never ends its side does not keep it open).
+ */
+export async function refuse(socket: Socket, error: string): Promise<void> {
+  await writeJsonLine(socket, { ok: false, error });
+  socket.destroy();
 }
 
 /** Writes one JSON line. */
