@@ -50,9 +50,12 @@ export function formatRecord(record: AuditRecord): string {
         ? " (default)"
         : ` (${record.rule.list} "${record.rule.pattern}")`;
       const env = record.env?.length ? ` env ${record.env.join(",")}` : "";
+      const shell = record.shell === true && record.origin !== "typed"
+        ? " (seen by the shell)"
+        : "";
       return `${head} ${record.origin} ${
         record.line === undefined ? what : quote(what)
-      } in ${record.cwd}${env}: ${record.decision}${rule}`;
+      }${shell} in ${record.cwd}${env}: ${record.decision}${rule}`;
     }
     case "approval":
       return `${head} ${record.approved ? "approved" : "refused"} ${

@@ -17,6 +17,8 @@ export type AuditEvent =
   | {
     event: "command";
     origin: CommandOrigin;
+    /** The shell's typed-line check saw the line as the shell was about to run it. */
+    shell?: true;
     argv?: string[];
     line?: string;
     cwd: string;

@@ -15,7 +15,12 @@ export const COMMON_OPTIONS = `Common options:
   -L, --name NAME   use the server called NAME (default "default")
   --socket PATH     use the server on the socket PATH (also $TERMBRIDGE_SOCKET)
   --json            print the answer as JSON
-  -h, --help        show this help`;
+  -h, --help        show this help
+
+Exit statuses: 0 done, 1 failed, 2 bad command line, 120 exit code unknown
+(exec), 121 unknown session, 122 session busy (a command still running, or
+its program exited), 123 refused by the policy, 124 still running (exec).
+With --json an error is also printed on stdout as {"error": {...}}.`;
 
 /** The subcommands, in the order `termbridge --help` lists them. */
 export const SUBCOMMAND_HELP: Record<string, SubcommandHelp> = {
@@ -24,7 +29,7 @@ export const SUBCOMMAND_HELP: Record<string, SubcommandHelp> = {
       "new NAME [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [--record FILE] [-- PROGRAM ARGS...]",
     summary: "open a session in the server (your shell, or PROGRAM)",
     help: `Opens a session called NAME in the session server (started if none runs):
-your shell (bash and zsh report exit codes and the working directory) or
+your shell (bash, zsh and fish report exit codes and the working directory) or
 PROGRAM with ARGS, in DIR (default: the current directory). Returns once it is
 ready (a shell's first prompt is shown). --record FILE records it from the
 start (as "record NAME FILE").
@@ -43,7 +48,8 @@ directory. Prints nothing when there are none.`,
     usage: "exec NAME [--timeout S] COMMAND...",
     summary: "run a command in a session's shell; print its output, exit with its code",
     help: `Runs COMMAND (the words joined by spaces, as ssh does) in session NAME's
-shell, waits until it ends, prints its output and exits with its exit code.
+shell, waits until it ends, prints its output and exits with its exit code
+(120 when it cannot be known: the session's program is not bash, zsh or fish).
 If it is still running after --timeout S (default 30), prints what it has
 written so far, says so on stderr and exits with 124; the command keeps
 running ("exec NAME ''" collects more, "key NAME C-c" interrupts it).

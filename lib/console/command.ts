@@ -67,7 +67,16 @@ export interface StepResult {
   data?: unknown;
   /** Why it failed, for a person. */
   error?: string;
+  /** What kind of failure it was, for exit statuses (see `problemOf`). */
+  problem?: Problem;
 }
+
+/**
+ * The kinds of failure a caller may treat apart: a line that is wrong as
+ * written, a session nobody opened, a session that cannot take it now (a
+ * command still running, its program gone), a policy refusal, or anything else.
+ */
+export type Problem = "usage" | "unknown-session" | "busy" | "policy" | "failure";
 
 /** Declares a command, keeping its parsed type private to it. */
 export function defineCommand<P>(command: Command<P>): Command<unknown> {

@@ -114,7 +114,7 @@ export function absorb(ctx: ConsoleContext, session: Session, result: CommandRes
 /** Says, in the console's words, what to do about an interrupted wait or a busy session. */
 function teach(error: unknown, session: Session, command: string): unknown {
   if (error instanceof SessionBusyError && session.running !== null) {
-    return new CommandError(
+    return new SessionBusyError(
       `Cannot run ${JSON.stringify(command)} in session "${session.name}": ${
         JSON.stringify(session.running)
       } is still running; "key C-c" interrupts it, "wait prompt" waits for its end, "input TEXT" answers it`,

@@ -4,7 +4,11 @@
  * @module
  */
 
-import type { Command, StepResult } from "./command.ts";
+import { PolicyDeniedError } from "../safety/guard.ts";
+import { SessionBusyError, SessionNotFoundError, SessionUsageError } from "../sessions/errors.ts";
+import { TerminalDisposedError } from "../terminal/errors.ts";
+import { UnknownKeyError } from "../terminal/keys.ts";
+import type { Command, Problem, StepResult } from "./command.ts";
 import type { ConsoleContext } from "./context.ts";
 import { CommandError } from "./errors.ts";
 import { findCommand, unknownCommand } from "./table.ts";
@@ -79,6 +83,7 @@ export async function runCommand(
       ok: false,
       output: "",
       error: describe(error),
+      problem: problemOf(error),
     };
   }
   if (parsed === null) return null;
@@ -103,8 +108,24 @@ export async function runParsed(
       ...(outcome.data === undefined ? {} : { data: outcome.data }),
     };
   } catch (error) {
-    return { command: command.name, ok: false, output: "", error: describe(error) };
+    return {
+      command: command.name,
+      ok: false,
+      output: "",
+      error: describe(error),
+      problem: problemOf(error),
+    };
   }
+}
+
+/** The kind of a failure, for callers that tell kinds apart (exit statuses). */
+export function problemOf(error: unknown): Problem {
+  if (error instanceof CommandError || error instanceof SessionUsageError) return "usage";
+  if (error instanceof UnknownKeyError) return "usage";
+  if (error instanceof SessionNotFoundError) return "unknown-session";
+  if (error instanceof SessionBusyError || error instanceof TerminalDisposedError) return "busy";
+  if (error instanceof PolicyDeniedError) return "policy";
+  return "failure";
 }
 
 /** A message for the person: the error's own for expected errors, the stack for bugs. */

@@ -69,6 +69,14 @@ export interface CommandCheck {
    * Left out (or empty: nothing could be read) the line is checked.
    */
   readBy?: string[];
+  /**
+   * The shell's own typed-line check will check (and record) this same line
+   * as it is about to run it: record it here only when it is refused, so
+   * that each line is one event in the audit log.
+   */
+  recordedByShell?: boolean;
+  /** This is the shell's typed-line check of a line `origin` sent (recorded with `shell: true`). */
+  inShell?: boolean;
 }
 
 /** What a typed line gets: run it, or not and why (for the shell to show). */
@@ -219,10 +227,12 @@ export class Guard {
     const verdict = this.policy === null || program === null
       ? program
       : stricter(program, await this.#checkEnvCode(check, context));
-    if (this.audit.enabled) {
+    const allowed = verdict === null || verdict.decision === "allow";
+    if (this.audit.enabled && !(check.recordedByShell === true && allowed)) {
       this.audit.record(actor, {
         event: "command",
         origin: check.origin,
+        ...(check.inShell ? { shell: true } : {}),
         ...(check.line !== undefined ? { line: check.line } : { argv: check.argv }),
         cwd: check.cwd,
         ...(check.envNames?.length ? { env: check.envNames } : {}),
@@ -272,11 +282,13 @@ export class Guard {
       env: Record<string, string>;
       aliases?: Record<string, string>;
       preApproved?: RuleMatch;
+      /** Who sent the line: typed (default), or a session's exec that typed it. */
+      origin?: CommandOrigin;
     },
     actor: Actor,
   ): Promise<TypedLineAnswer> {
     try {
-      await this.checkCommand({ origin: "typed", line, ...context }, actor);
+      await this.checkCommand({ origin: "typed", line, ...context, inShell: true }, actor);
       return { allowed: true, message: "" };
     } catch (error) {
       if (error instanceof PolicyDeniedError) return { allowed: false, message: error.message };

@@ -29,9 +29,49 @@ import {
 import { COMMON_OPTIONS, SUBCOMMAND_HELP } from "../cli/server_commands.ts";
 import { socketPath } from "./paths.ts";
 import { SERVER_METHODS } from "./wire.ts";
+import { ErrorCode } from "../jsonrpc/codes.ts";
+import type { Problem } from "../console/command.ts";
 
-/** Exit statuses of the subcommands. */
-const EXIT = { ok: 0, failure: 1, usage: 2, running: 124 } as const;
+/**
+ * Exit statuses of the subcommands (README lists them). `exec` otherwise exits
+ * with the command's own code, so termbridge's own are kept out of the range
+ * commands commonly use (as timeout(1)'s 124 is).
+ */
+export const EXIT = {
+  ok: 0,
+  /** Anything else that went wrong (a wait that timed out, a file that cannot be written). */
+  failure: 1,
+  /** A bad command line. */
+  usage: 2,
+  /** exec: the command ended, but its exit code cannot be known (no shell integration). */
+  unknownCode: 120,
+  /** No session has that name. */
+  unknownSession: 121,
+  /** The session cannot take it now: a command is still running, or its program exited. */
+  busy: 122,
+  /** The policy refused the command. */
+  policy: 123,
+  /** exec: the command is still running after --timeout. */
+  running: 124,
+} as const;
+
+/** The exit status of each kind of failure the server reports. */
+const PROBLEM_EXIT: Record<Problem, number> = {
+  usage: EXIT.usage,
+  "unknown-session": EXIT.unknownSession,
+  busy: EXIT.busy,
+  policy: EXIT.policy,
+  failure: EXIT.failure,
+};
+
+/** The kind of failure of a JSON-RPC error code (lib/jsonrpc/codes.ts). */
+function problemOfCode(code: number): Problem {
+  if (code === ErrorCode.invalidParams) return "usage";
+  if (code === ErrorCode.resourceNotFound) return "unknown-session";
+  if (code === ErrorCode.notNow) return "busy";
+  if (code === ErrorCode.deniedByPolicy) return "policy";
+  return "failure";
+}
 
 /** The names of the subcommands (`attach` and `kill-server` included). */
 export const SUBCOMMANDS: readonly string[] = Object.keys(SUBCOMMAND_HELP);
@@ -50,6 +90,15 @@ interface StepResult {
   output: string;
   data?: unknown;
   error?: string;
+  problem?: Problem;
+}
+
+/** A failure that ends a subcommand: said on stderr, and as JSON on stdout with --json. */
+async function fail(json: boolean, problem: Problem, message: string): Promise<number> {
+  await runtime.writeStderr(`termbridge: ${message}\n`);
+  const status = PROBLEM_EXIT[problem];
+  if (json) await out(JSON.stringify({ error: { problem, message, exitStatus: status } }));
+  return status;
 }
 
 /** A subcommand: its own options, where its text starts, and what it does. */
@@ -77,8 +126,7 @@ async function consoleLine(call: Call, session: string | undefined, words: strin
     cwd: runtime.cwd(),
   });
   if (!step.ok) {
-    await runtime.writeStderr(`termbridge: ${step.error}\n`);
-    return { code: EXIT.failure, step };
+    return { code: await fail(call.json, step.problem ?? "failure", step.error ?? ""), step };
   }
   return { code: EXIT.ok, step };
 }
@@ -158,11 +206,19 @@ const TABLE: Record<string, Subcommand> = {
       const { code, step } = await consoleLine(call, name, [], raw);
       if (code !== EXIT.ok) return code;
       const result = step.data as
-        | { output: string; exitCode: number | null; status: string }
+        | {
+          output: string;
+          exitCode: number | null;
+          status: string;
+          shellExited?: string;
+        }
         | undefined;
       if (call.json) await json(result ?? {});
       else await runtime.writeStdout(result?.output ?? "");
       if (result === undefined) return EXIT.ok;
+      if (result.shellExited !== undefined) {
+        await runtime.writeStderr(`termbridge: ${result.shellExited}\n`);
+      }
       if (result.status === "running") {
         await runtime.writeStderr(
           `termbridge: still running after ${
@@ -171,7 +227,13 @@ const TABLE: Record<string, Subcommand> = {
         );
         return EXIT.running;
       }
-      return result.exitCode ?? EXIT.ok;
+      if (result.exitCode !== null) return result.exitCode;
+      await runtime.writeStderr(
+        `termbridge: the exit code of ${
+          JSON.stringify(command)
+        } is unknown: session "${name}" has no shell integration (only bash, zsh and fish report exit codes); exiting with ${EXIT.unknownCode}\n`,
+      );
+      return EXIT.unknownCode;
     },
   },
   type: console1("type", {}, 1),
@@ -274,7 +336,18 @@ export function connectTo(
 export async function subcommandMain(name: string, argv: string[]): Promise<number> {
   const command = TABLE[name];
   if (command === undefined) throw new UsageError(`Unknown subcommand "${name}"`);
-  const args = parseCommandArgs(name, argv, command.options, command.textAfter);
+  let args: CommandArgs;
+  try {
+    args = parseCommandArgs(name, argv, command.options, command.textAfter);
+  } catch (error) {
+    // A script that asked for JSON gets its error as JSON too (and the usual lines on stderr).
+    if (error instanceof UsageError && argv.includes("--json")) {
+      await out(JSON.stringify({
+        error: { problem: "usage", message: error.message, exitStatus: EXIT.usage },
+      }));
+    }
+    throw error;
+  }
   if (args.options.help) {
     await runtime.writeStdout(subcommandHelp(name));
     return EXIT.ok;
@@ -289,9 +362,13 @@ export async function subcommandMain(name: string, argv: string[]): Promise<numb
       // A server that was dying as we connected (killed a moment ago) never said hello:
       // nothing was done; the next try finds its socket stale and starts a new one.
       if (error instanceof ServerUnavailableError && !rpc.greeted && attempt < 3) continue;
+      if (error instanceof UsageError && args.options.json === true) {
+        await out(JSON.stringify({
+          error: { problem: "usage", message: error.message, exitStatus: EXIT.usage },
+        }));
+      }
       if (!(error instanceof ServerRequestError)) throw error;
-      await runtime.writeStderr(`termbridge: ${error.message}\n`);
-      return error.code === -32602 ? EXIT.usage : EXIT.failure;
+      return await fail(args.options.json === true, problemOfCode(error.code), error.message);
     } finally {
       rpc.close();
     }

@@ -85,12 +85,11 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   app.onRequest(SERVER_METHODS.read, schemas.read, ({ params }) =>
     mapped(() => {
       const session = sessions.get(params.name);
-      const log = session.terminal.textLog;
       const from = params.sinceLast ? readOffsets.get(session) ?? 0 : 0;
-      readOffsets.set(session, log.totalBytes);
       // The log may have dropped its start (output ceiling): read from what it still holds.
-      const bytes = log.since(Math.max(from, log.totalBytes - log.byteLength));
-      return { text: new TextDecoder().decode(bytes), totalBytes: log.totalBytes };
+      const { text, end } = session.outputText(from);
+      readOffsets.set(session, end);
+      return { text, totalBytes: end };
     }));
   app.onRequest(SERVER_METHODS.info, z.object({}).optional(), () => ({
     pid: process.pid,

@@ -15,7 +15,7 @@ import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
 import { CastRecorder, checkRecordTarget } from "./recorder.ts";
-import { type IntegratedShell, integrateShell, supportsIntegration } from "./shell_integration.ts";
+import { type IntegratedShell, integrateShell, supportsLineChecks } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
 import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
 import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
@@ -70,6 +70,11 @@ export interface CommandResult {
   completion: Completion;
   /** Whether output was dropped from the front (the output ceiling was reached). */
   truncated: boolean;
+  /**
+   * Set when the session's shell itself ended while running the command (an
+   * `exit`, or `set -e` and a failure): says so, with its code.
+   */
+  shellExited?: string;
 }
 
 /** A row of `list`. */
@@ -189,7 +194,7 @@ export class Session {
         cwd,
         env,
         envNames: Object.keys(options.env ?? {}),
-        linesChecked: supportsIntegration(program[0]),
+        linesChecked: supportsLineChecks(program[0]),
       },
       actor,
     );
@@ -202,6 +207,10 @@ export class Session {
           env: { ...env, PATH: typed.path },
           aliases: typed.aliases,
           preApproved: opened.session?.takeApproval(typed.line),
+          // A line exec sent is one event: sent by exec's client, seen by the shell.
+          origin: opened.session !== undefined && opened.session.#takeExecLine(typed.line)
+            ? "exec"
+            : "typed",
         }, { ...actor, ...clientOf(opened.session) }));
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
@@ -251,9 +260,14 @@ export class Session {
     return this.#shell.cwd;
   }
 
-  /** The command running now, if termbridge knows of one. */
+  /**
+   * The command running now, if termbridge knows of one: one the shell has
+   * ended (its end mark came, or a new prompt) is not running any more, even
+   * before anybody collected its result.
+   */
   get running(): string | null {
-    return this.#shell.running?.command ?? null;
+    const running = this.#shell.running;
+    return running === undefined || this.#shell.ended(running) ? null : running.command;
   }
 
   /**
@@ -311,6 +325,7 @@ export class Session {
       timeoutMs,
       signal,
     ).catch(() => {}); // Reported as `running` below.
+    this.#recordUnchecked();
     if (running.start === undefined && this.#shell.ended(running)) {
       this.#shell.running = undefined;
       return this.#idleResult(command);
@@ -397,6 +412,37 @@ export class Session {
     return waitOn(this.terminal, condition, timeoutMs, () => this.#shell.idle, signal);
   }
 
+  /**
+   * The program's output as plain text from text-log offset `from` (clamped
+   * to what the log still holds), without the line editor's redraws of a
+   * line already shown: bash draws the prompt and the typed line again after
+   * its typed-line check, which a terminal overwrites in place but plain text
+   * would show twice, glued together.
+   */
+  outputText(from: number): { text: string; end: number } {
+    const log = this.terminal.textLog;
+    const first = log.totalBytes - log.byteLength;
+    const start = Math.max(from, first);
+    const held = log.since(first);
+    const bytes = held.subarray(start - first);
+    const end = log.totalBytes;
+    const kept: Uint8Array[] = [];
+    let at = start;
+    for (const redraw of this.#shell.redraws) {
+      if (redraw.at < start) continue;
+      const hidden = redrawnRange(held, first, redraw);
+      if (hidden === undefined || hidden.to <= at) continue;
+      if (hidden.from > at) kept.push(bytes.subarray(at - start, hidden.from - start));
+      at = hidden.to;
+    }
+    kept.push(bytes.subarray(at - start));
+    const decoder = new TextDecoder();
+    return {
+      text: kept.map((part) => decoder.decode(part, { stream: true })).join("") + decoder.decode(),
+      end,
+    };
+  }
+
   /** The visible screen with cursor, size, alternate-screen state and title. */
   screenshot(format: "plain" | "ansi" = "plain"): Screenshot {
     return this.terminal.screenshot(format);
@@ -479,10 +525,36 @@ export class Session {
     // What reads the line: the shell at its prompt, or the program in the foreground (`python3`).
     const atShellPrompt = origin === "exec" && this.integration === "shell";
     const readBy = atShellPrompt ? undefined : this.terminal.foreground()?.programs;
+    // The shell's own check records an exec'd line it is about to run (once, not twice).
+    const byShell = origin === "exec" && this.#lines !== undefined;
+    this.#execLine = null;
+    const actor = this.#guard.actor({ session: this.name });
+    const cwd = this.#shell.cwd;
     const verdict = await this.#guard.checkCommand(
-      { origin, line, cwd: this.#shell.cwd, env: this.#env, ...(readBy ? { readBy } : {}) },
-      this.#guard.actor({ session: this.name }),
+      {
+        origin,
+        line,
+        cwd,
+        env: this.#env,
+        recordedByShell: byShell,
+        ...(readBy ? { readBy } : {}),
+      },
+      actor,
     );
+    if (byShell && this.#guard.audit.enabled) {
+      this.#execLine = line;
+      // Recorded here after all if the shell never checks it (something else reads the line).
+      this.#unchecked = () =>
+        this.#guard.record(actor, {
+          event: "command",
+          origin,
+          line,
+          cwd,
+          decision: verdict?.decision ?? "allow",
+          rule: verdict?.rule ?? null,
+          reason: verdict?.reason ?? "no policy",
+        });
+    }
     if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };
   }
 
@@ -504,6 +576,27 @@ export class Session {
 
   /** The line whose "ask" was just approved when it was sent, and by which rule. */
   #approved: { line: string; rule: RuleMatch } | null = null;
+
+  /** The line exec is sending, until the shell's typed-line check takes it. */
+  #execLine: string | null = null;
+
+  /** Records exec's line when the shell did not check it. */
+  #unchecked: (() => void) | undefined;
+
+  /** Whether `line` is the one exec sent (used once). */
+  #takeExecLine(line: string): boolean {
+    const sent = this.#execLine === line;
+    this.#execLine = null;
+    if (sent) this.#unchecked = undefined;
+    return sent;
+  }
+
+  /** Records exec's line if the shell has not checked it by now. */
+  #recordUnchecked(): void {
+    this.#unchecked?.();
+    this.#unchecked = undefined;
+    this.#execLine = null;
+  }
 
   /**
    * The rule whose "ask" was approved when `line` was sent, for the shell's
@@ -589,7 +682,19 @@ export class Session {
     }
     this.#shell.running = undefined;
     const exitCode = running.exitCode ?? this.terminal.exitStatus?.exitCode ?? null;
-    return this.#result(running.command, this.#slice(from, running.end), "completed", exitCode);
+    const result = this.#result(
+      running.command,
+      this.#slice(from, running.end),
+      "completed",
+      exitCode,
+    );
+    const status = this.terminal.exitStatus;
+    if (running.end === undefined && status !== null) {
+      const how = status.signal ? `was killed by ${status.signal}` : `exited (code ${exitCode})`;
+      result.shellExited =
+        `the shell itself ${how}: the command line ended the shell of session "${this.name}" (its last screen stays readable until the session is closed)`;
+    }
+    return result;
   }
 
   async #execUntilSettled(
@@ -661,6 +766,30 @@ export class Session {
       } ${how}; close it and open a new one`,
     );
   }
+}
+
+/**
+ * The text-log range a redraw repeats, when it repeats the prompt's last line
+ * and the line typed after it exactly; undefined otherwise (the line was
+ * replaced, or the log no longer holds it). `held` is the log from `first`.
+ */
+function redrawnRange(
+  held: Uint8Array,
+  first: number,
+  redraw: { promptEnd: number; at: number },
+): { from: number; to: number } | undefined {
+  const promptEnd = redraw.promptEnd - first;
+  const at = redraw.at - first;
+  if (promptEnd < 0 || at > held.length) return undefined;
+  const lineStart = held.lastIndexOf(0x0a, promptEnd - 1) + 1;
+  const prompt = promptEnd - lineStart;
+  const redrawStart = at - prompt;
+  const length = redrawStart - lineStart; // The prompt's last line and the line typed after it.
+  if (redrawStart < promptEnd || at + (length - prompt) > held.length) return undefined;
+  for (let i = 0; i < length; i++) {
+    if (held[lineStart + i] !== held[redrawStart + i]) return undefined;
+  }
+  return { from: first + redrawStart, to: first + redrawStart + length };
 }
 
 /** The client a typed line is attributed to: the session's last writer. */

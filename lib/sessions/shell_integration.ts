@@ -231,6 +231,38 @@ const ZSH_RC = [
   "",
 ].join("\n");
 
+/**
+ * The fish hooks, run with `--init-command` after the user's config.fish:
+ * its fish_preexec, fish_postexec (which has the command's $status) and
+ * fish_prompt events. The end-of-prompt mark is printed by a wrapper of the
+ * user's fish_prompt function, put back whenever the function is replaced.
+ * fish has no typed-line check: a policy judges the lines exec sends only.
+ */
+const FISH_RC = [
+  "# termbridge shell integration for fish (generated; safe to delete)",
+  "function __termbridge_preexec --on-event fish_preexec",
+  "    printf '\\e]133;C\\a'",
+  "end",
+  "function __termbridge_postexec --on-event fish_postexec",
+  "    printf '\\e]133;D;%s\\a' $status",
+  "end",
+  "function __termbridge_wrap_prompt",
+  "    functions -q fish_prompt; or return 0",
+  "    string match -q '*__termbridge_user_prompt*' -- (functions fish_prompt); and return 0",
+  "    functions -e __termbridge_user_prompt",
+  "    functions -c fish_prompt __termbridge_user_prompt",
+  "    function fish_prompt",
+  "        __termbridge_user_prompt",
+  "        printf '\\e]133;B\\a'",
+  "    end",
+  "end",
+  "function __termbridge_prompt --on-event fish_prompt",
+  "    __termbridge_wrap_prompt",
+  "    printf '\\e]7;file://%s%s\\a\\e]133;A\\a' $hostname \"$PWD\"",
+  "end",
+  "",
+].join("\n");
+
 /** How to start a shell with integration. */
 export interface IntegratedShell {
   argv: string[];
@@ -246,8 +278,13 @@ export interface IntegratedShell {
   lineDir?: string;
 }
 
-/** The shells termbridge integrates with. */
+/** The shells termbridge integrates with (prompt, exit code and cwd marks). */
 export function supportsIntegration(program: string): boolean {
+  return ["bash", "zsh", "fish"].includes(basename(program));
+}
+
+/** The shells whose typed lines termbridge's hooks check (before they run). */
+export function supportsLineChecks(program: string): boolean {
   return ["bash", "zsh"].includes(basename(program));
 }
 
@@ -293,7 +330,7 @@ export function integrateShell(
   if (!supportsIntegration(name)) return undefined;
   const dir = startupDirectory();
   const integrated = integrate(shell, name, args, dir);
-  if (options.checkLines) {
+  if (options.checkLines && supportsLineChecks(name)) {
     // The hooks are in every start-up file; only these variables switch them on.
     const root = join(dir, "lines");
     mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -311,7 +348,7 @@ export function integrateShell(
  */
 const VERSION = (() => {
   let hash = 0x811c9dc5;
-  for (const char of bashRc("") + ZSH_RC) {
+  for (const char of bashRc("") + ZSH_RC + FISH_RC) {
     hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
   }
   return hash.toString(16).padStart(8, "0");
@@ -323,6 +360,16 @@ function integrate(shell: string, name: string, args: string[], dir: string): In
     writeOnce(rc, bashRc(rc));
     const { long, rest, env } = splitBashOptions(args);
     return { argv: [shell, ...long, "--rcfile", rc, "-i", ...rest], env, directory: dir };
+  }
+  if (name === "fish") {
+    const rc = join(dir, `fish-${VERSION}.fish`);
+    writeOnce(rc, FISH_RC);
+    // fish quotes as sh does for a path without quotes in it (termbridge's directories).
+    return {
+      argv: [shell, "-i", ...args, "--init-command", `source '${rc.replaceAll("'", "\\'")}'`],
+      env: {},
+      directory: dir,
+    };
   }
   const zdotdir = join(dir, `zsh-${VERSION}`);
   mkdirSync(zdotdir, { recursive: true, mode: 0o700 });

@@ -26,6 +26,9 @@ export interface RunningCommand {
   exitCode?: number | null;
 }
 
+/** How many redraws a session remembers (a read that far behind shows the older ones twice). */
+const MAX_REDRAWS = 256;
+
 /** The state of an integrated shell, kept up to date by its marks. */
 export class ShellState {
   /** The line editor has the terminal: typed text is not echoed twice. */
@@ -46,6 +49,14 @@ export class ShellState {
   running: RunningCommand | undefined;
   /** The working directory the shell last reported. */
   cwd: string;
+  /** Where the last prompt the shell started ended (its 133;B), in the text log. */
+  #promptEnd: number | undefined;
+  /**
+   * The line editor's redraws of the prompt's last line (bash redraws it
+   * after the typed-line check): where the prompt it redrew ended, and where
+   * the redraw's own end mark is. The most recent ones only.
+   */
+  readonly redraws: { promptEnd: number; at: number }[] = [];
 
   constructor(cwd: string) {
     this.cwd = cwd;
@@ -98,7 +109,14 @@ export class ShellState {
         break;
       case "prompt-end":
         // A redraw of the prompt the line was typed at: the shell has not taken the line yet.
-        if (!this.#promptStarted) break;
+        if (!this.#promptStarted) {
+          if (this.#promptEnd !== undefined) {
+            this.redraws.push({ promptEnd: this.#promptEnd, at: offset });
+            if (this.redraws.length > MAX_REDRAWS) this.redraws.shift();
+          }
+          break;
+        }
+        this.#promptEnd = offset;
         // The line editor has the terminal now: typed text is not echoed twice.
         this.atPrompt = true;
         this.interrupted = false;

@@ -152,14 +152,14 @@ describe("session server", () => {
       );
       await world.ok(["new", "p"]);
       const denied = await world.tb(["exec", "p", `touch ${world.dir}/ran-exec`]);
-      assert.equal(denied.code, 1);
+      assert.equal(denied.code, 123);
       assert.match(denied.stderr, /Denied by policy: deny rule "touch"/);
       await world.ok(["type", "p", `sh -c 'touch ${world.dir}/ran-typed'\n`]);
       await world.ok(["wait", "p", "text", "Denied by policy"]);
       assert.equal(await world.ok(["exec", "p", "echo allowed"]), "allowed\n");
       // An ask is refused, and the message says how to start a server that approves.
       const asked = await world.tb(["exec", "p", `mkdir ${world.dir}/ran-asked`]);
-      assert.equal(asked.code, 1);
+      assert.equal(asked.code, 123);
       assert.match(asked.stderr, /start the server with --yes/);
       assert.equal(existsSync(join(world.dir, "ran-asked")), false);
       assert.equal(existsSync(join(world.dir, "ran-exec")), false);
@@ -212,7 +212,7 @@ describe("session server", () => {
       }
     }));
 
-  it("exit statuses: 124 for a command still running, 2 for a bad line, 1 for an unknown session", () =>
+  it("exit statuses: 124 for a command still running, 2 for a bad line, 121 for an unknown session", () =>
     inWorld("source", async (world) => {
       await world.ok(["new", "a"]);
       const running = await world.tb(["exec", "a", "--timeout", "0.5", "echo started; sleep 30"]);
@@ -225,14 +225,14 @@ describe("session server", () => {
       assert.equal(usage.code, 2);
       assert.match(usage.stderr, /Cannot run "wait text": give what to wait for/);
       const missing = await world.tb(["screen", "nope"]);
-      assert.equal(missing.code, 1);
+      assert.equal(missing.code, 121);
       assert.match(missing.stderr, /No session is called "nope" \(open: "a"\)/);
       // The commands the console language runs name the unknown session too.
       for (
         const words of [["exec", "nope", "ls"], ["type", "nope", "x"], ["wait", "nope", "idle"]]
       ) {
         const unknown = await world.tb(words);
-        assert.equal(unknown.code, 1, words.join(" "));
+        assert.equal(unknown.code, 121, words.join(" "));
         assert.match(unknown.stderr, /No session is called "nope" \(open: "a"\)/, words.join(" "));
       }
       const option = await world.tb(["screen", "a", "--colour"]);
