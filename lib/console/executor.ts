@@ -83,7 +83,7 @@ export async function runCommand(
       ok: false,
       output: "",
       error: describe(error),
-      problem: problemOf(error),
+      problem: error instanceof CommandError ? "usage" : problemOf(error),
     };
   }
   if (parsed === null) return null;
@@ -118,9 +118,12 @@ export async function runParsed(
   }
 }
 
-/** The kind of a failure, for callers that tell kinds apart (exit statuses). */
+/**
+ * The kind of a failure of a command that ran, for callers that tell kinds
+ * apart (exit statuses). A CommandError there is an expectation that failed.
+ */
 export function problemOf(error: unknown): Problem {
-  if (error instanceof CommandError || error instanceof SessionUsageError) return "usage";
+  if (error instanceof SessionUsageError) return "usage";
   if (error instanceof UnknownKeyError) return "usage";
   if (error instanceof SessionNotFoundError) return "unknown-session";
   if (error instanceof SessionBusyError || error instanceof TerminalDisposedError) return "busy";
