@@ -22,6 +22,7 @@ import { ChatConsole, stdinLines } from "./prompt_sources.ts";
 import { chooseRenderMode, createRenderer } from "./render/mod.ts";
 import { serviceSafety, startSafety } from "../cli/safety_options.ts";
 import type { Safety } from "../safety/setup.ts";
+import { agentSettings } from "../sandbox/mod.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import type { Renderer } from "./render/types.ts";
 
@@ -52,7 +53,11 @@ export async function acpMain(args: string[]): Promise<number> {
       },
     },
   });
-  const agent = startAgent(options.agent, { logFile: options.agentLog });
+  const agent = await startAgent(options.agent, {
+    logFile: options.agentLog,
+    settings: agentSettings(safety.loaded.config, safety.sandbox, runtime.env()),
+    workspace: options.cwd,
+  });
   const run = new AcpRun(options, agent, renderer, safety);
   try {
     return await run.execute();
@@ -205,6 +210,7 @@ class AcpRun {
       name: init.agentInfo?.name ?? this.#options.agent[0],
       version: init.agentInfo?.version,
       protocolVersion: init.protocolVersion,
+      enclosure: this.#agent.enclosure,
     });
     const authenticated = await this.#authenticate(init.authMethods ?? []);
     if (authenticated !== undefined) return authenticated;

@@ -1,5 +1,7 @@
 /**
- * The agent as a subprocess speaking ACP on its stdio.
+ * The agent as a subprocess speaking ACP on its stdio, held like a terminal
+ * (lib/sandbox/agent.ts): its whole process tree is termbridge's, and ends
+ * with the agent or with termbridge.
  * @module
  */
 
@@ -11,6 +13,7 @@ import { SpawnError } from "../terminal/errors.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import { agentStream } from "./stdio.ts";
 import { settleWithin } from "../terminal/timing.ts";
+import { type AgentSettings, encloseAgent } from "../sandbox/mod.ts";
 
 /** Most lines the agent printed on stdout that are not JSON-RPC kept for diagnostics. */
 export const KEPT_NOISE_LINES = 10;
@@ -18,6 +21,8 @@ export const KEPT_NOISE_LINES = 10;
 /** A running agent and the ACP stream over its stdio. */
 export interface AgentProcess {
   readonly pid: number;
+  /** What holds the agent, in words: containment, sandbox, limits. */
+  readonly enclosure: string;
   /** The ACP stream: only the lines of its stdout that look like JSON. */
   readonly stream: acp.Stream;
   readonly exited: Promise<ExitStatus>;
@@ -29,37 +34,57 @@ export interface AgentProcess {
   readonly logging: boolean;
   /** Appends a line of termbridge's own to the agent log, if there is one. */
   log(line: string): void;
-  /** Ends the agent: closes its stdin, then SIGTERM, then SIGKILL. */
+  /**
+   * Ends the agent: closes its stdin, then SIGTERM, then SIGKILL; then
+   * every process it left (its whole tree).
+   */
   stop(graceMs?: number): Promise<ExitStatus>;
 }
 
 /**
  * Starts the agent in termbridge's own working directory (so relative paths
- * in its command line mean what the user typed). Its stderr passes through,
- * or goes to `logFile`.
+ * in its command line mean what the user typed), in its own cgroup (or
+ * marked), inside the sandbox when one is set, under the agent limits. Its
+ * stderr passes through, or goes to `logFile`. When the agent itself ends,
+ * whatever it started is killed at once (it would otherwise hold its stdout
+ * open and outlive it).
+ * @param options.workspace the session's working directory (the sandbox's writable one)
  * @throws {SpawnError} when the agent program does not exist
+ * @throws {SandboxUnavailableError} when a sandbox is set and cannot be had
  */
-export function startAgent(
+export async function startAgent(
   argv: string[],
-  options: { logFile?: string },
-): AgentProcess {
+  options: { logFile?: string; settings: AgentSettings; workspace: string },
+): Promise<AgentProcess> {
   const cwd = runtime.cwd();
-  const program = resolveProgram(argv[0] ?? "", runtime.env(), cwd);
+  const env = runtime.env();
+  const program = resolveProgram(argv[0] ?? "", env, cwd);
+  const enclosure = await encloseAgent(options.settings, {
+    workspace: options.workspace,
+    wd: cwd,
+    env,
+    program,
+  });
   let child: PipedProcess;
   try {
     child = runtime.spawnPiped({
-      argv: [program, ...argv.slice(1)],
+      argv: [...enclosure.prefix, program, ...argv.slice(1)],
       cwd,
       stderr: options.logFile === undefined ? "inherit" : "pipe",
     });
   } catch (error) {
+    await enclosure.end();
     throw new SpawnError(`Cannot start the agent "${argv[0]}": ${(error as Error).message}`);
   }
+  const leaderExited = child.exited.then((status) => {
+    enclosure.kill(); // What it left would keep its stdout open: the conversation is over.
+    return status;
+  });
   const log = options.logFile === undefined ? undefined : new AgentLog(options.logFile);
   const logged = child.stderr === null || log === undefined
     ? Promise.resolve()
     : log.copy(child.stderr);
-  const exited = child.exited.then(async (status) => {
+  const exited = leaderExited.then(async (status) => {
     await logged;
     await log?.close();
     return status;
@@ -73,6 +98,7 @@ export function startAgent(
   });
   return {
     pid: child.pid,
+    enclosure: enclosure.description,
     stream: agentStream(child.stdin, stdout),
     exited,
     noise,
@@ -81,11 +107,14 @@ export function startAgent(
     log: (line) => void log?.write(`termbridge: ${line}\n`),
     async stop(graceMs = 2000) {
       await child.stdin.close().catch(() => {}); // Already closed by the connection.
-      const ended = await settleWithin(exited, graceMs);
-      if (ended !== undefined) return ended;
-      runtime.kill(child.pid, "SIGTERM");
-      return await settleWithin(exited, graceMs) ??
-        (runtime.kill(child.pid, "SIGKILL"), await exited);
+      let ended = await settleWithin(exited, graceMs);
+      if (ended === undefined) {
+        runtime.kill(child.pid, "SIGTERM");
+        ended = await settleWithin(exited, graceMs) ??
+          (runtime.kill(child.pid, "SIGKILL"), await exited);
+      }
+      await enclosure.end();
+      return ended;
     },
   };
 }

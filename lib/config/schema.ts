@@ -19,6 +19,12 @@ export interface LimitsConfig {
   memoryBytes?: number;
   /** Processes per command (RLIMIT_NPROC). */
   processes?: number;
+  /** `acp`: address-space bytes per process of the agent's tree (RLIMIT_AS, inherited). */
+  agentMemoryBytes?: number;
+  /** `acp`: CPU seconds per process of the agent's tree (RLIMIT_CPU, inherited). */
+  agentCpuSeconds?: number;
+  /** `acp`: processes of the user while the agent runs (RLIMIT_NPROC, inherited; root is exempt). */
+  agentProcesses?: number;
 }
 
 /** `audit`: where the JSONL audit log goes. */
@@ -35,6 +41,10 @@ export interface SandboxConfig {
   mode?: SandboxMode;
   /** Whether sandboxed commands may use the network. */
   network?: boolean;
+  /** `acp`: whether the sandboxed agent (and what it runs itself) may use the network. */
+  agentNetwork?: boolean;
+  /** `acp`: paths the sandboxed agent may write whatever the mode (its own state); `~` expands. */
+  agentWrite?: string[];
 }
 
 /** The settings a configuration file may hold. */
@@ -78,12 +88,17 @@ export const LIMIT_DEFAULTS: Readonly<Required<LimitsConfig>> = {
   cpuSeconds: 0,
   memoryBytes: 0,
   processes: 0,
+  agentMemoryBytes: 0,
+  agentCpuSeconds: 0,
+  agentProcesses: 0,
 };
 
 /** The sandbox when no file sets it. */
 export const SANDBOX_DEFAULTS: Readonly<Required<SandboxConfig>> = {
   mode: "off",
   network: false,
+  agentNetwork: true,
+  agentWrite: ["~/.claude", "~/.claude.json", "~/.codex", "~/.cache", "~/.npm"],
 };
 
 /** The fs/* path globs when no file sets them; `${cwd}` is the session's working directory. */
@@ -115,6 +130,10 @@ const strings = (nonEmpty: boolean): Check => (v) =>
     : nonEmpty
     ? "a non-empty list of non-empty strings"
     : "a list of non-empty strings";
+const absolutePaths: Check = (v) =>
+  (v as string[]).every((path) => absolutePath(path) === null)
+    ? null
+    : "a list of absolute paths (or ones starting with ~/)";
 const stringMap: Check = (v) =>
   typeof v === "object" && v !== null && !Array.isArray(v) &&
     Object.values(v).every((s) => typeof s === "string")
@@ -150,9 +169,17 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
     cpuSeconds: wholeNumber(0),
     memoryBytes: wholeNumber(0),
     processes: wholeNumber(0),
+    agentMemoryBytes: wholeNumber(0),
+    agentCpuSeconds: wholeNumber(0),
+    agentProcesses: wholeNumber(0),
   },
   audit: { path: string },
-  sandbox: { mode: oneOf("off", "read-only", "workspace-write"), network: boolean },
+  sandbox: {
+    mode: oneOf("off", "read-only", "workspace-write"),
+    network: boolean,
+    agentNetwork: boolean,
+    agentWrite: (v) => strings(false)(v) ?? absolutePaths(v),
+  },
   trust: strings(false),
 };
 

@@ -77,6 +77,13 @@ export function tightens(name: string, value: unknown, current: unknown, home: s
         (current as number | undefined) ?? LIMIT_DEFAULTS[key as keyof typeof LIMIT_DEFAULTS],
       );
     case "sandbox":
+      if (key === "agentWrite") {
+        // Fewer of the paths in force, never others.
+        const allowed = (current as string[] | undefined) ?? SANDBOX_DEFAULTS.agentWrite;
+        return (value as string[]).every((path) =>
+          allowed.some((wider) => expandHome(wider, home) === expandHome(path, home))
+        );
+      }
       return key === "mode"
         ? SANDBOX_RANK[value as string] >=
           SANDBOX_RANK[(current as string | undefined) ?? SANDBOX_DEFAULTS.mode]

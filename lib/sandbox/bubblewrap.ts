@@ -194,18 +194,46 @@ function alive(pid: number): boolean {
  * @throws {SandboxUnavailableError} when a sandbox is asked for and cannot be
  *   had (bubblewrap missing, user namespaces disabled), saying how to get one
  */
-export async function sandboxPrefix(
+export function sandboxPrefix(
   settings: SandboxSettings | undefined,
   cwd: string,
   env: Record<string, string>,
   shown: string[] = [],
   writable: string[] = [],
 ): Promise<string[] | null> {
+  return joinSandbox(settings, { workspace: cwd, wd: cwd, env, shown, writable });
+}
+
+/** Where a program joins a sandbox: see {@linkcode joinSandbox}. */
+export interface SandboxPlace {
+  /** The working directory the settings make writable (`workspace-write`). */
+  workspace: string;
+  /** The program's working directory inside (it is shown read-only when not writable). */
+  wd: string;
+  env: Record<string, string>;
+  /** Paths to show read-only even under the private /tmp. */
+  shown?: string[];
+  /** Paths writable whatever the mode. */
+  writable?: string[];
+}
+
+/**
+ * The argv prefix that runs a program in the sandbox for `settings` and
+ * `place`, starting that sandbox on first use; null when the mode is off.
+ * @throws {SandboxUnavailableError} when a sandbox is asked for and cannot be had
+ */
+export async function joinSandbox(
+  settings: SandboxSettings | undefined,
+  place: SandboxPlace,
+): Promise<string[] | null> {
   if (settings === undefined || settings.mode === "off") return null;
+  const { workspace, wd, env } = place;
+  const shown = wd === workspace ? place.shown ?? [] : [wd, ...place.shown ?? []];
+  const writable = place.writable ?? [];
   const key = JSON.stringify([
     settings.mode,
     settings.network !== false,
-    cwd,
+    workspace,
     settings.write ?? [],
     shown,
     writable,
@@ -216,7 +244,7 @@ export async function sandboxPrefix(
     if (ready === null || !alive(ready.pid)) holder = undefined;
   }
   if (holder === undefined) {
-    holder = startHolder(settings, cwd, env, shown, writable);
+    holder = startHolder(settings, workspace, env, shown, writable);
     holders.set(key, holder);
     holder.catch(() => holders.delete(key));
   }
@@ -224,5 +252,5 @@ export async function sandboxPrefix(
   const dropCapabilities = process.getuid?.() === 0
     ? ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
     : [];
-  return [...prefix, `--wd=${cwd}`, "--", ...dropCapabilities];
+  return [...prefix, `--wd=${wd}`, "--", ...dropCapabilities];
 }

@@ -5,9 +5,10 @@
  * @module
  */
 
+export { type AgentEnclosure, type AgentSettings, encloseAgent } from "./agent.ts";
 export { sandboxPrefix, SandboxUnavailableError, writeRoots } from "./bubblewrap.ts";
 export { type Containment, containment } from "./containment.ts";
 export { commandSecondsHit, idleHit, LimitError, TerminalBudget } from "./limits.ts";
 export { resourceLimitHit, rlimitPrefix } from "./rlimits.ts";
 export type * from "./types.ts";
-export { type ContainmentOptions, containmentOptions } from "./options.ts";
+export { agentSettings, type ContainmentOptions, containmentOptions } from "./options.ts";

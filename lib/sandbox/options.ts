@@ -6,6 +6,8 @@
  */
 
 import { type Config, LIMIT_DEFAULTS, PATH_DEFAULTS, SANDBOX_DEFAULTS } from "../config/schema.ts";
+import { homedir } from "node:os";
+import type { AgentSettings } from "./agent.ts";
 import { TerminalBudget } from "./limits.ts";
 import type { Limits, SandboxSettings } from "./types.ts";
 
@@ -40,5 +42,36 @@ export function containmentOptions(config: Config, write?: string[]): Containmen
     limits,
     budget: new TerminalBudget(limits.terminals ?? 0),
     idleTimeoutSeconds: config.idleTimeout ?? 0,
+  };
+}
+
+/**
+ * The agent's settings (`acp`): the commands' sandbox with the agent's own
+ * network (`sandbox.agentNetwork`), its state paths (`sandbox.agentWrite`,
+ * plus `$CLAUDE_CONFIG_DIR` and `$CODEX_HOME` when set) and the agent limits.
+ * @param sandbox the commands' sandbox, from {@linkcode containmentOptions}
+ */
+export function agentSettings(
+  config: Config,
+  sandbox: SandboxSettings | undefined,
+  env: Record<string, string>,
+): AgentSettings {
+  const home = env.HOME || homedir();
+  const write = config.sandbox?.agentWrite ?? SANDBOX_DEFAULTS.agentWrite;
+  const own = [env.CLAUDE_CONFIG_DIR, env.CODEX_HOME].filter((path): path is string =>
+    path !== undefined && path.startsWith("/")
+  );
+  const limits = { ...LIMIT_DEFAULTS, ...config.limits };
+  return {
+    sandbox: sandbox === undefined ? undefined : {
+      ...sandbox,
+      network: config.sandbox?.agentNetwork ?? SANDBOX_DEFAULTS.agentNetwork,
+    },
+    writable: [...new Set([...write.map((path) => path.replace(/^~(?=\/|$)/, home)), ...own])],
+    limits: {
+      memoryBytes: limits.agentMemoryBytes,
+      cpuSeconds: limits.agentCpuSeconds,
+      processes: limits.agentProcesses,
+    },
   };
 }

@@ -210,6 +210,7 @@ export function formatEvent(style: Style, event: ConversationEvent): string[] {
       const version = event.version ? ` ${sanitize(event.version)}` : "";
       return [
         style.dim(`Agent: ${sanitize(event.name)}${version} (ACP v${event.protocolVersion})`),
+        ...event.enclosure === undefined ? [] : [style.dim(`  runs ${sanitize(event.enclosure)}`)],
       ];
     }
     case "session":

@@ -51,7 +51,14 @@ export type FileActivity =
 
 /** Something the user should read: the agent's info, a prompt, a stop, a file request, a warning, an error. */
 export type ConversationEvent =
-  | { type: "agent"; name: string; version?: string; protocolVersion: number }
+  | {
+    type: "agent";
+    name: string;
+    version?: string;
+    protocolVersion: number;
+    /** What holds the agent's process tree: containment, sandbox, limits (lib/sandbox/agent.ts). */
+    enclosure?: string;
+  }
   | { type: "session"; sessionId: string; cwd: string }
   | { type: "prompt"; sessionId: string; text: string }
   | { type: "stop"; sessionId: string; stopReason: string }

@@ -1,0 +1,109 @@
+/**
+ * The agent of `termbridge acp` held like a terminal: its whole process tree
+ * in a cgroup of its own (or marked, where no cgroup can be written), which
+ * the watchdog kills when termbridge ends however it ends; with
+ * `sandbox.mode` set, inside the bubblewrap sandbox, so that the commands it
+ * runs itself write only where the sandbox lets them; and under the agent
+ * limits, which every process it starts inherits.
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { joinSandbox } from "./bubblewrap.ts";
+import { containment } from "./containment.ts";
+import { rlimitPrefix } from "./rlimits.ts";
+import type { ResourceLimits, SandboxSettings } from "./types.ts";
+
+/** Where and how the agent runs: from {@linkcode agentSettings} in options.ts. */
+export interface AgentSettings {
+  /** The sandbox the agent runs in (its network is `sandbox.agentNetwork`), or undefined when off. */
+  sandbox: SandboxSettings | undefined;
+  /** Paths the agent may write whatever the sandbox mode (its state), absolute. */
+  writable: string[];
+  /** The agent limits, as setrlimit limits every process of the tree inherits. */
+  limits: ResourceLimits;
+}
+
+/** Where the agent starts. */
+export interface AgentPlacement {
+  /** The session's working directory: the workspace the sandbox makes writable. */
+  workspace: string;
+  /** The agent's own working directory. */
+  wd: string;
+  env: Record<string, string>;
+  /** The agent's program, shown inside the sandbox even under its private /tmp. */
+  program: string;
+}
+
+/** The agent's place: the argv that puts it there, and how to end everything in it. */
+export interface AgentEnclosure {
+  /** Argv put before the agent's program; each part execs the next. */
+  readonly prefix: string[];
+  /** What holds the agent, in words (for the header): containment, sandbox, limits. */
+  readonly description: string;
+  /** SIGKILLs every process left in the agent's tree at once. */
+  kill(): void;
+  /** Kills what is left of the tree and removes its cgroup. */
+  end(): Promise<void>;
+}
+
+function display(path: string): string {
+  const home = homedir();
+  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** The sandbox, limits and containment in force for the agent, in words. */
+function describe(
+  kind: string,
+  settings: AgentSettings,
+  placement: AgentPlacement,
+  writable: string[],
+): string {
+  const held = kind === "off" ? "not contained" : `contained (${kind})`;
+  const { sandbox } = settings;
+  let boxed = "no sandbox (sandbox.mode off)";
+  if (sandbox !== undefined) {
+    const writes = sandbox.mode === "workspace-write" ? [placement.workspace] : [];
+    boxed = `sandbox ${sandbox.mode}, network ${sandbox.network === false ? "off" : "on"}, ` +
+      `writes ${[...writes, ...writable].map(display).join(", ") || "nothing"} and a private /tmp`;
+  }
+  const { cpuSeconds = 0, memoryBytes = 0, processes = 0 } = settings.limits;
+  const limits = [
+    memoryBytes > 0 ? `${memoryBytes} bytes of address space` : "",
+    cpuSeconds > 0 ? `${cpuSeconds} CPU seconds` : "",
+    processes > 0 ? `${processes} processes of the user` : "",
+  ].filter(Boolean);
+  const limited = limits.length === 0 ? "" : `; limits per process: ${limits.join(", ")}`;
+  return `${held}; ${boxed}${limited}`;
+}
+
+/**
+ * Prepares the agent's place: a cgroup (or marker) for its tree, the
+ * sandbox it joins (started on first use), and its limits.
+ * @throws {SandboxUnavailableError} when a sandbox is asked for and cannot be had
+ */
+export async function encloseAgent(
+  settings: AgentSettings,
+  placement: AgentPlacement,
+): Promise<AgentEnclosure> {
+  const writable = settings.writable.map((path) => resolve(path)).filter((path) =>
+    existsSync(path)
+  );
+  const sandbox = await joinSandbox(settings.sandbox, {
+    workspace: placement.workspace,
+    wd: placement.wd,
+    env: placement.env,
+    shown: placement.program.startsWith("/tmp/") ? [placement.program] : [],
+    writable,
+  });
+  const state = containment();
+  const tree = state.create("agent");
+  return {
+    prefix: [...tree?.prefix ?? [], ...sandbox ?? [], ...rlimitPrefix(settings.limits)],
+    description: describe(tree === null ? "off" : state.kind, settings, placement, writable),
+    kill: () => void tree?.kill(),
+    end: async () => await tree?.remove(),
+  };
+}
