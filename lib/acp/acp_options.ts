@@ -33,6 +33,14 @@ ended the turn 2 s later, termbridge kills every terminal and exits 4. A
 second Ctrl+C quits at once. In the chat, Ctrl+C at the prompt clears the
 line, and a second one in a row quits (so does Ctrl+D).
 
+The agent and every process it starts belong to termbridge: they end with
+the agent or with termbridge, however either ends (kill -9 included). With
+sandbox.mode set the agent itself runs in the sandbox (writable: the
+workspace, its state in sandbox.agentWrite; network: sandbox.agentNetwork),
+and limits.agentMemoryBytes, agentCpuSeconds and agentProcesses apply to it
+and its children. The header says what holds it ("termbridge config" shows
+the keys).
+
 If the agent has not answered initialize after 2 s, termbridge says it is
 waiting (many agents speak ACP only with a flag, such as --acp) and shows
 what the agent printed that is not JSON-RPC; after --init-timeout it gives

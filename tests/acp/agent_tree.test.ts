@@ -7,7 +7,7 @@
  * @module
  */
 
-import { describe, it, itWhen } from "../harness.ts";
+import { describe, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,14 +54,18 @@ function treeAgent(file: string, marker: string, when: "start" | "prompt"): stri
 /** The agent's own pid, once it wrote it. */
 async function agentPid(file: string): Promise<number> {
   let pid = 0;
-  await waitUntil(() => {
-    try {
-      pid = Number(readFileSync(`${file}.agent`, "utf8"));
-    } catch {
-      return false; // Not written yet.
-    }
-    return pid > 0;
-  }, "the agent's pid", 30_000);
+  await waitUntil(
+    () => {
+      try {
+        pid = Number(readFileSync(`${file}.agent`, "utf8"));
+      } catch {
+        return false; // Not written yet.
+      }
+      return pid > 0;
+    },
+    "the agent's pid",
+    30_000,
+  );
   return pid;
 }
 
@@ -174,7 +178,10 @@ describe("acp agent tree", () => {
           assert.equal(status.exitCode, 0, child.stderr);
           await nothingLeft([...pids, await agentPid(file)], marker);
           const agent = parseEvents(child.lines).find((event) => event.type === "agent");
-          assert.match(String(agent?.enclosure), new RegExp(`^contained \\(${containment().kind}\\)`));
+          assert.match(
+            String(agent?.enclosure),
+            new RegExp(`^contained \\(${containment().kind}\\)`),
+          );
         } finally {
           await child.dispose();
         }
