@@ -15,8 +15,18 @@
  * Sizes come from the environment: `BENCH_MB` (200, per flood file),
  * `BENCH_ROUNDS` (200), `BENCH_IDLE` (20), `BENCH_FULL` (10),
  * `BENCH_SESSIONS` (500), `BENCH_STARTUP_RUNS` (20); `BENCH_ONLY` picks
- * sections (`throughput,roundtrip,memory,startup,floodmem`); `BENCH_MARKDOWN=1` also
- * prints the table as Markdown. The table goes to stdout, progress to stderr.
+ * sections (`throughput,floodmem,tenfloods,roundtrip,memory,startup,servermem`);
+ * `BENCH_MARKDOWN=1` also prints the table as Markdown. The table goes to
+ * stdout, progress to stderr.
+ *
+ * `tenfloods` floods ten Terminals at once in one process with a
+ * `BENCH_TEN_MB` (50) MB plain file each, beside one alone, while a bash in
+ * the same process answers echoes (p50/p99 during the floods). `servermem`
+ * measures the session server's own RSS (the built binary when current, else
+ * the sources on this runtime): `yes` in a session for
+ * `BENCH_SERVER_FLOOD_S` (20) s with no client and with an attached client
+ * that never reads, twenty unread `sessions/read` of a full log, and a
+ * hundred connections without a hello (descriptors).
  *
  * `floodmem` floods one Terminal per fresh process `BENCH_FLOOD_RUNS` times
  * (3) per flood file and reports its peak RSS beyond the log ceilings, as
@@ -49,7 +59,9 @@ import {
   progress,
   type Row,
 } from "./_report.ts";
+import { floodTenSection } from "./_flood_ten.ts";
 import { roundTripSection } from "./_round_trip.ts";
+import { serverMemorySection } from "./_server_memory.ts";
 import { canCollect } from "./_rss.ts";
 import { sessionsSection } from "./_sessions.ts";
 import { startupSection } from "./_startup.ts";
@@ -59,7 +71,15 @@ const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = resolve(dirname(SCRIPT), "..");
 
 /** Sections in printed order. */
-const SECTIONS = ["throughput", "floodmem", "roundtrip", "memory", "startup"] as const;
+const SECTIONS = [
+  "throughput",
+  "floodmem",
+  "tenfloods",
+  "roundtrip",
+  "memory",
+  "startup",
+  "servermem",
+] as const;
 type Section = typeof SECTIONS[number];
 
 /** One unit of work, named `section` or `section:flood` (floodmem runs its own way). */
@@ -78,6 +98,8 @@ const JOBS: Job[] = [
   { section: "roundtrip" },
   { section: "throughput", flood: "plain" },
   { section: "throughput", flood: "coloured" },
+  { section: "tenfloods", flood: "plain" },
+  { section: "servermem" },
 ];
 
 const jobName = (job: Job) => job.flood ? `${job.section}:${job.flood}` : job.section;
@@ -101,6 +123,8 @@ function readConfig(env: Record<string, string>) {
     startupRuns: envNumber(env, "BENCH_STARTUP_RUNS", 20),
     floodRuns: envNumber(env, "BENCH_FLOOD_RUNS", 3),
     floodTogether: envNumber(env, "BENCH_FLOOD_TOGETHER", 6),
+    tenMegabytes: envNumber(env, "BENCH_TEN_MB", 50),
+    serverFloodSeconds: envNumber(env, "BENCH_SERVER_FLOOD_S", 20),
     baseline: env.BENCH_BASELINE ? resolve(env.BENCH_BASELINE) : undefined,
     markdown: env.BENCH_MARKDOWN === "1",
     isolate: env.BENCH_ISOLATE !== "0",
@@ -112,11 +136,15 @@ function readConfig(env: Record<string, string>) {
 type Config = ReturnType<typeof readConfig>;
 
 /** The rows of one flood file, its file written and removed around it. */
-async function floodRows(megabytes: number, kind: FloodFile["kind"]): Promise<Row[]> {
+async function floodRows(
+  megabytes: number,
+  kind: FloodFile["kind"],
+  section: (file: FloodFile) => Promise<Row[]> = throughputSection,
+): Promise<Row[]> {
   progress(`writing the ${megabytes} MB ${kind} flood file`);
   const { dir, files } = writeFloodFiles(megabytes, [kind]);
   try {
-    return await throughputSection(files[0]);
+    return await section(files[0]);
   } finally {
     removeFloodFiles(dir);
   }
@@ -133,6 +161,10 @@ function runJob(job: Job, config: Config): Promise<Row[]> | Row[] {
       return roundTripSection(config.rounds);
     case "throughput":
       return floodRows(config.megabytes, job.flood ?? "plain");
+    case "tenfloods":
+      return floodRows(config.tenMegabytes, job.flood ?? "plain", (file) => floodTenSection(file));
+    case "servermem":
+      return serverMemorySection(ROOT, config.serverFloodSeconds);
   }
 }
 
@@ -142,7 +174,7 @@ async function guardedJob(job: Job, config: Config): Promise<Row[]> {
     if (!config.isolate) return await runJob(job, config);
     return runIsolated(SCRIPT, { BENCH_JOB: jobName(job) }, jobName(job));
   } catch (error) {
-    return failedRow(job.flood ? `throughput ${job.flood}` : job.section, error);
+    return failedRow(jobName(job), error);
   }
 }
 
