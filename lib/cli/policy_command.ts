@@ -21,7 +21,9 @@ export const POLICY_HELP = `Usage: termbridge policy check [OPTIONS] 'COMMAND LI
 Checks a command line against the command policy, as every mode would before
 running it, and prints the verdict, the rule that decided it and each simple
 command the line would run (wrappers, sh -c strings and substitutions looked
-through). Nothing is run.
+through). The line is read as bash reads it: termbridge runs command lines
+with bash -c. Options in rules match as sets ("rm -rf" also matches
+"rm -r -f x" and "rm --recursive --force x"). Nothing is run.
 
 Options:
   --argv            check PROGRAM and ARGS as given (as terminal/create with args)

@@ -14,6 +14,7 @@ import { programNames } from "./resolve.ts";
 import type { ProgramNames } from "./rules.ts";
 import type { Word } from "./words.ts";
 import { innerCommands, isWrapper } from "./wrappers.ts";
+import { environmentCode } from "./wrappers_more.ts";
 
 /** One program the line runs, with what rules need to match it. */
 export interface Analysed {
@@ -41,7 +42,13 @@ export interface AnalysisContext {
   home: string;
   /** The shell's aliases, when the line is typed into a shell that has them. */
   aliases?: Record<string, string>;
+  /** The environment the line runs with: functions exported in it (`BASH_FUNC_*`) are checked. */
+  env?: Record<string, string>;
 }
+
+/** Program paths that name a file by an open descriptor: what runs is not known from the name. */
+const DESCRIPTOR =
+  /^\/(dev\/fd\/|dev\/std(in|out|err)$|proc\/[^/]+\/(fd|map_files)\/|proc\/[^/]+\/exe$)/;
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
@@ -56,7 +63,10 @@ const OPAQUE: Record<string, string> = {
 /** Analyses a shell command line. */
 export function analyseLine(parser: ShellParser, line: string, context: AnalysisContext): Analysis {
   const analysis: Analysis = { commands: [], unknowns: [], functions: [] };
-  new Analyser(parser, context, analysis).line(line, [], 0);
+  const analyser = new Analyser(parser, context, analysis);
+  analyser.line(line, [], 0);
+  analyser.environment();
+  analyser.finish();
   return analysis;
 }
 
@@ -68,7 +78,10 @@ export function analyseArgv(
 ): Analysis {
   const analysis: Analysis = { commands: [], unknowns: [], functions: [] };
   const words = argv.map((text) => ({ text, dynamic: false }));
-  new Analyser(parser, context, analysis).command(words, [], false, undefined, 0);
+  const analyser = new Analyser(parser, context, analysis);
+  analyser.command(words, [], false, undefined, 0);
+  analyser.environment();
+  analyser.finish();
   return analysis;
 }
 
@@ -98,7 +111,18 @@ class Analyser {
       this.unknown("the line nests constructs too deeply to be checked", via);
       return;
     }
+    if (contents.blank.length > 0) {
+      // `coproc NAME { ...; }`: the parser reads NAME's compound as words; read it without them.
+      const joined = joinContinuations(text);
+      let blanked = joined;
+      for (const { start, end } of contents.blank) {
+        blanked = blanked.slice(0, start) + " ".repeat(end - start) + blanked.slice(end);
+      }
+      if (blanked !== joined) return this.line(blanked, via, depth + 1);
+    }
     this.analysis.unknowns.push(...contents.unknowns);
+    if (contents.arithmetic) this.#arithmetic = true;
+    this.#quoted.push(...contents.quoted.map((q) => ({ ...q, depth })));
     this.analysis.functions.push(...contents.functions);
     for (const code of contents.deferred) this.#deferred(code.text, code.via, depth);
     for (const found of contents.commands) {
@@ -124,15 +148,59 @@ class Analyser {
 
   readonly #expanding = new Set<string>();
 
+  /** Some part of the line evaluates arithmetic. */
+  #arithmetic = false;
+  /** Quoted text with substitutions, run if arithmetic evaluates it. */
+  readonly #quoted: { text: string; via: string[]; depth: number }[] = [];
+
+  /** Functions exported through the environment: any bash the line starts defines them. */
+  environment(): void {
+    for (const [name, value] of Object.entries(this.context.env ?? {})) {
+      if (!name.startsWith("BASH_FUNC_")) continue;
+      for (const inner of environmentCode({ text: `${name}=${value}`, dynamic: false }, "env")) {
+        if (inner.kind === "script") this.line(inner.text.text, [inner.via], 1);
+        else if (inner.kind === "unknown") this.unknown(inner.reason, []);
+      }
+    }
+  }
+
+  /**
+   * After the whole line: when it evaluates arithmetic anywhere, bash runs the
+   * substitutions in an array subscript of the text it evaluates
+   * (`x='a[$(touch m)]'; echo $((x))`, `let 'a[$(touch m)]'`), so every quoted
+   * text holding one is checked as run.
+   */
+  finish(): void {
+    if (!this.#arithmetic) return;
+    const quoted = this.#quoted.splice(0);
+    for (const { text, via, depth } of quoted) {
+      this.line(`: ${text}`, [...via, "arithmetic evaluation"], depth + 1);
+    }
+    // Text those checks turned up is checked too (the flag stays set).
+    if (this.#quoted.length > 0) this.finish();
+  }
+
   /** Program names the line runs: an alias it defines and also uses has its text checked. */
   readonly #commandNames = new Set<string>();
 
   command(words: Word[], via: string[], open: boolean, stdin: Word | undefined, depth: number) {
     if (words.length === 0) return;
-    const first = words[0];
+    let first = words[0];
     if (first.dynamic) {
       this.unknown(`the program "${first.text}" is only known when the line runs`, via);
       return;
+    }
+    if (/^=[^=/\s]/.test(first.text)) {
+      // zsh's `=touch` is the file `touch` runs (in bash the word names no program).
+      first = { text: first.text.slice(1), dynamic: false };
+      words = [first, ...words.slice(1)];
+    }
+    if (DESCRIPTOR.test(first.text)) {
+      // `exec 3</usr/bin/touch; /proc/self/fd/3`: the file is whatever was opened.
+      this.unknown(
+        `the program "${first.text}" is a file opened by descriptor, known only when it runs`,
+        via,
+      );
     }
     const program = programNames(first.text, this.context);
     const entry: Analysed = { words, via, program, open };
@@ -157,9 +225,21 @@ class Analyser {
     }
     const name = program.names.find(isWrapper);
     if (name === undefined) return;
-    for (const inner of innerCommands(words, name)) {
+    const inners = innerCommands(words, name);
+    if (open && inners.length === 0) {
+      // `echo touch m | xargs env`: the program env runs is read from the input.
+      this.unknown(
+        `${
+          via.at(-1) ?? "xargs"
+        } gives ${name} its program from its input, so what runs cannot be known`,
+        via,
+      );
+    }
+    for (const inner of inners) {
       if (inner.kind === "argv") {
-        this.command(inner.words, [...via, inner.via], inner.open ?? false, undefined, depth + 1);
+        // What xargs appends reaches the program the wrapper runs.
+        const innerOpen = (inner.open ?? false) || open;
+        this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
       } else if (inner.kind === "script") {
         if (inner.text.dynamic) {
           this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);

@@ -11,6 +11,9 @@ import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analys
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
 import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
+import { basename } from "node:path";
+import { programNames } from "./resolve.ts";
+import { isWrapper } from "./wrappers.ts";
 import type {
   CommandPolicy,
   CommandVerdict,
@@ -48,6 +51,12 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
     for (const pattern of rules[list] ?? []) compiled.push(compileRule(list, pattern));
   }
   const index = new RuleIndex(compiled);
+  // The user's deny and ask rules, matched against words inside other commands' arguments.
+  const named = new RuleIndex(
+    compiled.filter((rule) =>
+      rule.list === "deny" || (rule.list === "ask" && !SHIPPED_ASK.has(rule.pattern))
+    ),
+  );
   // Lines that cannot be read are asked about when the user restricts anything.
   // The shipped rules guard against accidents, not adversaries (that is the
   // sandbox's job): alone they leave `cd sub && ./gradlew` or `make && ./a.out`
@@ -60,7 +69,14 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
     ? "shapes"
     : "none";
   const judge = (analysis: Analysis, context: PolicyContext) =>
-    verdictOf(analysis, { rules: index, fallback, unknowns, home: context.env.HOME ?? "" });
+    verdictOf(analysis, {
+      rules: index,
+      named,
+      fallback,
+      unknowns,
+      home: context.env.HOME ?? "",
+      context,
+    });
   return {
     async checkLine(line, context) {
       const parser = await loadShellParser();
@@ -82,11 +98,15 @@ function analysisContext(context: PolicyContext) {
     path: context.env.PATH ?? "/usr/bin:/bin",
     home: context.env.HOME ?? "",
     aliases: context.aliases,
+    env: context.env,
   };
 }
 
 interface Judge {
   rules: RuleIndex;
+  /** The user's deny and ask rules, for program names among another command's arguments. */
+  named: RuleIndex;
+  context: PolicyContext;
   fallback: Decision;
   /** Which lines that cannot be read are asked about: all, dangerous shapes only, or none. */
   unknowns: "all" | "shapes" | "none";
@@ -170,11 +190,50 @@ function judgeCommand(found: Analysed, judge: Judge): Judged {
   if (allow !== null) {
     return decided("allow", allow, `${shown} matches allow rule "${allow.pattern}"`);
   }
-  return {
+  const fallback: Judged = {
     decision: judge.fallback,
     rule: { list: "default", pattern: "" },
     reason: `${shown} matches no rule: the default is ${judge.fallback}`,
   };
+  if (fallback.decision !== "allow" || judge.named.size === 0) return fallback;
+  return namedInArguments(found, judge, shown) ?? fallback;
+}
+
+/**
+ * The general rule for programs that run their arguments (`setpriv`, a loader,
+ * a wrapper nobody listed): a word among a command's arguments that a deny or
+ * ask rule names, with the words after it, is asked about. Wrappers termbridge
+ * knows are looked through instead, so what they run is judged exactly.
+ */
+function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged | null {
+  if (found.program.names.some(isWrapper)) return null;
+  const words = found.words;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i];
+    if (word.dynamic) continue;
+    // `-c core.pager=touch`, `--exec=touch`: the value may name a program too.
+    const text = word.text.startsWith("-") || word.text.includes("=")
+      ? word.text.slice(word.text.indexOf("=") + 1)
+      : word.text;
+    if (text === "" || text.startsWith("-") || /\s/.test(text)) continue;
+    const names = [basename(text) || text];
+    const rules = judge.named.candidates(names);
+    if (rules.length === 0) continue;
+    const program = programNames(text, {
+      cwd: judge.context.cwd,
+      path: judge.context.env.PATH ?? "/usr/bin:/bin",
+    });
+    const rest = [{ text, dynamic: false }, ...words.slice(i + 1)];
+    for (const rule of rules) {
+      if (matchRule(rule, program, rest, { home: judge.home, open: found.open }) === "no") continue;
+      return decided(
+        "ask",
+        rule,
+        `${shown} has "${text}" among its arguments, which ${rule.list} rule "${rule.pattern}" names: a program that runs its arguments would run it`,
+      );
+    }
+  }
+  return null;
 }
 
 function decided(decision: Decision, rule: CompiledRule, reason: string): Judged {

@@ -9,6 +9,7 @@
 import type { SyntaxNode } from "./parser.ts";
 import { deferredAssignment, isCodeVariable } from "./deferred.ts";
 import { type Word, wordOf } from "./words.ts";
+import { expandedWords } from "./braces.ts";
 
 /** A simple command as written, before wrappers are looked through. */
 export interface FoundCommand {
@@ -33,6 +34,18 @@ export interface LineContents {
   functions: string[];
   /** Literal code an assignment leaves for the shell to run later (PROMPT_COMMAND). */
   deferred: { text: Word; via: string[] }[];
+  /**
+   * Ranges of the source to read again as blanks: `coproc NAME` before a
+   * compound command, which the parser takes for a simple command's words.
+   */
+  blank: { start: number; end: number }[];
+  /** The line evaluates arithmetic somewhere (`$((x))`, `let`, `declare -i`, `[[ -eq ]]`). */
+  arithmetic: boolean;
+  /**
+   * Quoted or escaped text holding a substitution (`'a[$(touch m)]'`): run
+   * only if arithmetic evaluates it, which may be in another part of the line.
+   */
+  quoted: { text: string; via: string[] }[];
 }
 
 /** Node types entered with a note of how their commands are reached. */
@@ -46,17 +59,64 @@ const VIA: Record<string, string> = {
  * @param home what `~` expands to
  */
 export function extractCommands(root: SyntaxNode, home: string, via: string[] = []): LineContents {
-  const contents: LineContents = { commands: [], unknowns: [], functions: [], deferred: [] };
+  const contents: LineContents = {
+    commands: [],
+    unknowns: [],
+    functions: [],
+    deferred: [],
+    blank: [],
+    arithmetic: false,
+    quoted: [],
+  };
   if (root.hasError) {
     contents.unknowns.push({
       reason: "the line is not complete or not valid shell syntax, so what it runs cannot be known",
       via,
     });
   }
-  const state = { contents, home, functions: [] as string[], stdin: new Map<number, Word>() };
+  const state: State = {
+    contents,
+    home,
+    functions: [],
+    stdin: new Map(),
+    arithmetic: false,
+    quotedCode: [],
+  };
   visit(root, via, state);
+  contents.arithmetic = state.arithmetic;
+  contents.quoted = state.quotedCode;
   return contents;
 }
+
+/** Node types that evaluate arithmetic (more are found by `isArithmetic`). */
+const ARITHMETIC = new Set(["arithmetic_expansion", "c_style_for_statement", "subscript"]);
+
+/** `[[ ]]` operators whose operands are evaluated as arithmetic. */
+const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+
+/** Whether a node is a context where bash evaluates its operands as arithmetic. */
+function isArithmetic(node: SyntaxNode): boolean {
+  const type = node.type;
+  if (ARITHMETIC.has(type)) return true;
+  if (type === "compound_statement") return node.text.startsWith("((");
+  if (type === "test_operator") return ARITHMETIC_TESTS.has(node.text);
+  // `${x:OFFSET:LENGTH}` evaluates OFFSET and LENGTH.
+  if (type === "expansion") return /^\$\{[^}]*:[^-=?+]/.test(node.text);
+  if (type === "declaration_command") {
+    // `declare -i n`: later assignments to n are evaluated.
+    return node.namedChildren.some((child) =>
+      child?.type === "word" && /^[-+]\w*i/.test(child.text)
+    );
+  }
+  if (type === "command") {
+    const name = node.childForFieldName("name")?.text;
+    return name === "let" || name === "((";
+  }
+  return false;
+}
+
+/** Quoted or escaped text that holds a substitution (`'a[$(touch m)]'`), as the shell passes it. */
+const QUOTED = new Set(["raw_string", "ansi_c_string", "word", "string"]);
 
 interface State {
   contents: LineContents;
@@ -64,10 +124,24 @@ interface State {
   functions: string[];
   /** Here-document text for the command node it feeds, by node id. */
   stdin: Map<number, Word>;
+  /** The line has a context that evaluates arithmetic. */
+  arithmetic: boolean;
+  /** Quoted text holding a substitution the shell does not run as it reads it. */
+  quotedCode: { text: string; via: string[] }[];
 }
 
 function visit(node: SyntaxNode, via: string[], state: State): void {
   const type = node.type;
+  if (!state.arithmetic && isArithmetic(node)) state.arithmetic = true;
+  if (QUOTED.has(type) && /[$`]/.test(node.text)) {
+    // What the parser reads as a substitution is checked already; text that is not one is kept.
+    const text = wordOf(node, state.home).text;
+    if (
+      /\$\(|`/.test(text) && node.namedChildren.every((c) => c?.type !== "command_substitution")
+    ) {
+      state.quotedCode.push({ text, via });
+    }
+  }
   if (type === "command") return visitCommand(node, via, state);
   if (type === "expansion" && /@P\}$/.test(node.text)) {
     unknown(
@@ -127,7 +201,7 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
       const value = child.namedChild(0);
       if (value !== null) stdin = wordOf(value, state.home);
     } else if (type !== "file_redirect" && type !== "heredoc_redirect") {
-      words.push(wordOf(child, state.home));
+      words.push(...expandedWords(child, state.home));
     }
   }
   if (words.length > 0) {
@@ -141,6 +215,10 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
     }
     if (SETS_BY_NAME.has(name) && words.slice(1).some((w) => isCodeVariable(w.text))) {
       unknown(state, via, `"${name}" sets a variable whose value the shell runs later`);
+    }
+    if (name === "coproc" && COMPOUND.has(words[2]?.text ?? "") && /^\w+$/.test(words[1].text)) {
+      const nameWord = children.find((c) => c?.type !== "command_name" && c?.type !== "comment");
+      if (nameWord) state.contents.blank.push({ start: node.startIndex, end: nameWord.endIndex });
     }
     const found: FoundCommand = { words, via };
     if (stdin !== undefined) found.stdin = stdin;
@@ -181,6 +259,9 @@ function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
   }
   visitChildren(node, via, state);
 }
+
+/** Words that start a compound command (`coproc NAME` takes one). */
+const COMPOUND = new Set(["{", "(", "((", "while", "until", "if", "for", "select", "case", "[["]);
 
 /** Builtins that set a variable named by one of their words. */
 const SETS_BY_NAME = new Set(["read", "printf", "mapfile", "readarray", "getopts", "let"]);

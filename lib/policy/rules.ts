@@ -10,12 +10,25 @@
 import { PolicyError } from "./errors.ts";
 import { splitRuleWords } from "./words.ts";
 import type { Word } from "./words.ts";
+import { basename } from "node:path";
+import {
+  commandOptions,
+  hasOption,
+  isOptionWord,
+  type OptionPattern,
+  optionPattern,
+} from "./rule_options.ts";
 
 /** One rule, ready to match. */
 export interface CompiledRule {
   list: "deny" | "ask" | "allow";
   pattern: string;
+  /** The program word, then every word as written. */
   words: WordPattern[];
+  /** The operands after the program word, matched in order as a prefix. */
+  operands: WordPattern[];
+  /** The options, matched as a set wherever they are (see `rule_options.ts`). */
+  options: OptionPattern[];
 }
 
 /** One word of a rule. */
@@ -28,6 +41,8 @@ interface WordPattern {
   tilde: boolean;
   /** The program word names a path (`/bin/rm`), not just a name. */
   path: boolean;
+  /** The word as written, quotes removed. */
+  text: string;
 }
 
 /**
@@ -70,9 +85,20 @@ export function compileRule(list: CompiledRule["list"], pattern: string): Compil
       exact,
       tilde,
       path: index === 0 && word.includes("/"),
+      text: word,
     };
   });
-  return { list, pattern, words };
+  const program = basename(words[0].text) || words[0].text;
+  const operands: WordPattern[] = [];
+  const options: OptionPattern[] = [];
+  let ended = false;
+  for (const word of words.slice(1)) {
+    if (word.text === "--") ended = true;
+    else if (!ended && !word.tilde && isOptionWord(word.text)) {
+      options.push(...optionPattern(word.text, word.exact === null ? word.regex : null, program));
+    } else operands.push(word);
+  }
+  return { list, pattern, words, operands, options };
 }
 
 function escapeRegex(text: string): string {
@@ -103,20 +129,49 @@ export function matchRule(
   words: Word[],
   options: { home: string; open?: boolean },
 ): Match {
-  const [first, ...rest] = rule.words;
+  const first = rule.words[0];
   const candidates = first.path ? program.paths : program.names;
   if (!candidates.some((name) => matchWord(first, name, options.home))) return "no";
+  // The command's operands, and its option words (before `--`); a word known
+  // only at run time could be either.
+  const operands: Word[] = [];
+  const optionWords: string[] = [];
+  let unknownOption = false;
+  let ended = false;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i];
+    if (!ended && !word.dynamic && word.text === "--") ended = true;
+    else if (!ended && !word.dynamic && isOptionWord(word.text)) optionWords.push(word.text);
+    else {
+      if (!ended && word.dynamic && !(word.glob && !word.text.startsWith("-"))) {
+        unknownOption = true;
+      }
+      operands.push(word);
+    }
+  }
   let result: Match = "yes";
-  for (let i = 0; i < rest.length; i++) {
-    const word = words[i + 1];
+  if (rule.options.length > 0) {
+    const name = basename(rule.words[0].text) || rule.words[0].text;
+    const held = commandOptions(optionWords, name);
+    for (const option of rule.options) {
+      if (hasOption(held, option, name)) continue;
+      if (!unknownOption && !options.open) return "no";
+      result = "maybe";
+    }
+  }
+  for (let i = 0; i < rule.operands.length; i++) {
+    const word = operands[i];
     if (word === undefined) return options.open ? "maybe" : "no";
     if (word.dynamic) {
-      const could = couldMatch(rest[i], word, options.home);
+      const could = couldMatch(rule.operands[i], word, options.home);
       if (could === "no") return "no";
       if (could === "maybe") result = "maybe";
       continue;
     }
-    if (!matchWord(rest[i], word.text, options.home)) return "no";
+    if (!matchWord(rule.operands[i], word.text, options.home)) {
+      // An operand known only at run time before this one could shift it.
+      return result === "maybe" && operands.slice(0, i).some((w) => w.dynamic) ? "maybe" : "no";
+    }
   }
   return result;
 }

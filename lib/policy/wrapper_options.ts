@@ -66,8 +66,11 @@ export function argv(words: Word[], index: number, via: string, open = false): I
   return [{ kind: "argv", words: words.slice(index), via, open }];
 }
 
-/** Skips `NAME=value` words (env, sudo). */
+/**
+ * Skips `NAME=value` words (env, sudo): like env, any word holding `=` is one
+ * (`env a-b=1 touch m` runs touch), and one built at run time may be.
+ */
 export function skipAssignments(words: Word[], index: number): number {
-  while (index < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index].text)) index++;
+  while (index < words.length && /^[^=]+=/.test(words[index].text)) index++;
   return index;
 }

@@ -7,6 +7,7 @@
 
 import type { Word } from "./words.ts";
 import { argv, type OptionSpec, skipAssignments, skipOptions } from "./wrapper_options.ts";
+import { environmentCode, isLoader, loader, MORE_WRAPPERS } from "./wrappers_more.ts";
 
 /** What a wrapper runs. */
 export type Inner =
@@ -127,7 +128,8 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
         reason: `${name} changes PATH, so which file the program is cannot be known`,
       }]
       : [];
-    return [...pathChange, ...argv(words, start, name)];
+    const code = words.slice(index, start).flatMap((w) => environmentCode(w, name));
+    return [...pathChange, ...code, ...argv(words, start, name)];
   },
   sudo(words, name) {
     const { index, seen } = skipOptions(words, 1, {
@@ -353,10 +355,10 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     if (command.length === 0) {
       return [{ kind: "unknown", reason: `${name} reads the commands it runs from its input` }];
     }
-    const text = {
-      text: command.map((w) => w.text).join(" "),
-      dynamic: command.some((w) => w.dynamic),
-    };
+    // Without a replacement string parallel appends each argument: known only then.
+    const joined = command.map((w) => w.text).join(" ");
+    const appended = /\{\d*[./#%]*\}/.test(joined) ? "" : ' "$argument"';
+    const text = { text: joined + appended, dynamic: command.some((w) => w.dynamic) };
     return [{ kind: "script", text, via: name }];
   },
   find(words, name) {
@@ -384,12 +386,15 @@ export function innerCommands(words: Word[], program: string): Inner[] {
   if (SHELLS.has(program)) return shell(words, program);
   const opaque = OPAQUE_RUNNERS[program];
   if (opaque !== undefined) return [{ kind: "unknown", reason: opaque }];
-  const wrapper = WRAPPERS[program];
+  if (isLoader(program)) return loader(words, program);
+  const wrapper = WRAPPERS[program] ?? MORE_WRAPPERS[program];
   if (wrapper === undefined) return [];
   return wrapper(words, program);
 }
 
 /** Whether `program` runs other programs (a wrapper or a shell). */
 export function isWrapper(program: string): boolean {
-  return SHELLS.has(program) || program in WRAPPERS || program in OPAQUE_RUNNERS;
+  return SHELLS.has(program) || program in WRAPPERS || program in MORE_WRAPPERS ||
+    program in OPAQUE_RUNNERS ||
+    isLoader(program);
 }

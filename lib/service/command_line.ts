@@ -3,7 +3,22 @@
  * @module
  */
 
+import { existsSync } from "node:fs";
 import { resolveProgram } from "../terminal/launch.ts";
+
+/**
+ * The shell that runs a command line: bash, whose grammar the policy parses
+ * (`echo x &>/dev/null touch M` is one command to bash and two to dash), found
+ * at a fixed path so a request's PATH cannot choose it; `/bin/sh` only on a
+ * system without bash.
+ */
+export function lineShell(): string {
+  shell ??=
+    ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"].find((path) => existsSync(path)) ??
+      "/bin/sh";
+  return shell;
+}
+let shell: string | undefined;
 
 /** Characters that make a command line need a shell to run. */
 const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?[\]#~=%{}!]/;
@@ -12,14 +27,14 @@ const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?[\]#~=%{}!]/;
 export interface CommandPlan {
   /** The argv to start in the terminal. */
   argv: string[];
-  /** `"exec"`: the program itself; `"shell"`: the line through `/bin/sh -c`. */
+  /** `"exec"`: the program itself; `"shell"`: the line through `bash -c` (see `lineShell`). */
   via: "exec" | "shell";
 }
 
 /**
  * Plans a command as agents send it: with `args`, exec argv directly; without
  * (or with none), a line with shell syntax or spaces runs through
- * `/bin/sh -c`, a bare word is exec'd.
+ * `bash -c` (`lineShell`), a bare word is exec'd.
  * @throws {SpawnError} when a program to exec directly does not exist
  */
 export function planCommand(
@@ -31,7 +46,7 @@ export function planCommand(
   const hasArgs = args !== undefined && args.length > 0;
   const direct = hasArgs || !SHELL_SYNTAX.test(command.trim());
   const program = hasArgs ? command : command.trim();
-  const argv = direct ? [program, ...(args ?? [])] : ["/bin/sh", "-c", command];
+  const argv = direct ? [program, ...(args ?? [])] : [lineShell(), "-c", command];
   if (direct) resolveProgram(program, options.env, options.cwd);
   return { argv, via: direct ? "exec" : "shell" };
 }

@@ -200,7 +200,8 @@ export class TerminalService {
     const limit = this.#outputLimit(request.outputByteLimit);
     const id = `term-${this.#nextId++}`;
     const actor = this.guard.actor({ session: request.sessionId, terminal: id });
-    const args = request.args ?? undefined;
+    // `args: []` runs `command` as a line (planCommand): it is checked as one.
+    const args = request.args?.length ? request.args : undefined;
     const checked = this.guard.checkCommand(
       {
         origin: "create",

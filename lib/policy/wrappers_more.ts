@@ -1,0 +1,183 @@
+/**
+ * More programs that run the program named in their arguments: privilege and
+ * personality changers (`setpriv`, `setarch`, `linux32`, `choom`, `capsh`,
+ * `sg`), loggers and agents (`logsave`, `ssh-agent`), proxies (`torsocks`,
+ * `proxychains`), and the dynamic loader run as a program. Each says where
+ * its program begins, as `wrappers.ts` does for the common ones.
+ * @module
+ */
+
+import type { Word } from "./words.ts";
+import type { Inner } from "./wrappers.ts";
+import { argv, skipOptions } from "./wrapper_options.ts";
+import { deferredAssignment } from "./deferred.ts";
+
+/** The wrappers of this module, by program name. */
+export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
+  setpriv(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "",
+      longValues: [
+        "reuid",
+        "regid",
+        "ruid",
+        "rgid",
+        "euid",
+        "egid",
+        "groups",
+        "inh-caps",
+        "ambient-caps",
+        "bounding-set",
+        "securebits",
+        "pdeathsig",
+        "selinux-label",
+        "apparmor-profile",
+        "landlock-access",
+        "landlock-rule",
+        "seccomp-filter",
+      ],
+    });
+    if (seen.has("d") || seen.has("dump")) return [];
+    return argv(words, index, name);
+  },
+  setarch(words, name) {
+    // `setarch ARCH [options] [program [args]]`; with no program, a shell.
+    if (words[1] === undefined || /^-/.test(words[1].text)) return [];
+    return archCommand(words, 2, name);
+  },
+  choom(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "np",
+      longValues: ["adjust", "pid"],
+    });
+    if (seen.has("p") || seen.has("pid")) return [];
+    return argv(words, index, name);
+  },
+  logsave(words, name) {
+    const { index } = skipOptions(words, 1, {});
+    return argv(words, index + 1, name); // After the log file.
+  },
+  "ssh-agent"(words, name) {
+    const { index, seen } = skipOptions(words, 1, { values: "aEPtO" });
+    if (seen.has("k") || seen.has("T")) return [];
+    return argv(words, index, name);
+  },
+  sg(words, name) {
+    // `sg [-] GROUP [-c] COMMAND`: the command goes to /bin/sh -c.
+    let i = 1;
+    if (words[i]?.text === "-") i++;
+    i++; // The group.
+    if (words[i]?.text === "-c") i++;
+    const rest = words.slice(i);
+    if (rest.length === 0) return [{ kind: "stdin", via: name }];
+    const text = { text: rest.map((w) => w.text).join(" "), dynamic: rest.some((w) => w.dynamic) };
+    return [{ kind: "script", text, via: `${name} -c` }];
+  },
+  capsh(words, name) {
+    // `capsh [options] -- ARGS` runs bash with ARGS; `== ARGS` runs capsh again.
+    const at = words.findIndex((w, i) => i > 0 && (w.text === "--" || w.text === "=="));
+    if (at < 0) return [];
+    if (words[at].text === "==") {
+      return [{ kind: "argv", words: [words[0], ...words.slice(at + 1)], via: name }];
+    }
+    const shell = words.slice(1, at).find((w) => w.text.startsWith("--shell="));
+    const program = {
+      text: shell?.text.slice("--shell=".length) ?? "/bin/bash",
+      dynamic: shell?.dynamic ?? false,
+    };
+    return [{ kind: "argv", words: [program, ...words.slice(at + 1)], via: `${name} --` }];
+  },
+  "dbus-run-session": (words, name) =>
+    argv(words, skipOptions(words, 1, { longValues: ["config-file", "dbus-daemon"] }).index, name),
+  torsocks: (words, name) =>
+    argv(
+      words,
+      skipOptions(words, 1, { values: "uPapd", longValues: ["user", "pass", "address", "port"] })
+        .index,
+      name,
+    ),
+  proxychains: (words, name) => argv(words, skipOptions(words, 1, { values: "f" }).index, name),
+  proxychains4: (words, name) => argv(words, skipOptions(words, 1, { values: "f" }).index, name),
+  catchsegv: (words, name) => argv(words, 1, name),
+  numactl: (words, name) =>
+    argv(
+      words,
+      skipOptions(words, 1, {
+        values: "iNmpCP",
+        longValues: ["interleave", "cpunodebind", "membind", "preferred", "physcpubind"],
+      }).index,
+      name,
+    ),
+};
+
+/** `setarch`'s personalities called by their own names (`linux32 CMD`): no architecture word. */
+const ARCH_NAMES = ["linux32", "linux64", "i386", "i686", "x86_64", "uname26", "arm", "aarch64"];
+
+/** `setarch`'s options (none takes a value), then the program; with none, a shell. */
+function archCommand(words: Word[], start: number, name: string): Inner[] {
+  const { index } = skipOptions(words, start, {});
+  if (index >= words.length) return [{ kind: "stdin", via: name }];
+  return argv(words, index, name);
+}
+
+for (const arch of ARCH_NAMES) MORE_WRAPPERS[arch] = (words, name) => archCommand(words, 1, name);
+
+/**
+ * The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /usr/bin/touch`,
+ * `ld.so`): it loads and runs the program named after its options.
+ */
+export function loader(words: Word[], name: string): Inner[] {
+  const { index, seen } = skipOptions(words, 1, {
+    longValues: [
+      "library-path",
+      "inhibit-rpath",
+      "audit",
+      "preload",
+      "argv0",
+      "glibc-hwcaps-prefix",
+      "glibc-hwcaps-mask",
+    ],
+  });
+  if (seen.has("list") || seen.has("verify") || seen.has("help") || seen.has("version")) return [];
+  return argv(words, index, name);
+}
+
+/** Whether a program's name is the dynamic loader's. */
+export function isLoader(program: string): boolean {
+  return /^(ld-linux[^/]*\.so(\.\d+)*|ld(64)?\.so(\.\d+)*|ld-musl-[^/]*\.so(\.\d+)*)$/.test(
+    program,
+  );
+}
+
+/**
+ * Code an environment variable carries into the programs started with it:
+ * a bash function exported as `BASH_FUNC_NAME%%=() { ...; }` (every bash
+ * defines it, so a later `NAME` runs its body), PROMPT_COMMAND, prompts with
+ * substitutions, BASH_ENV and ENV.
+ * @param assignment a `NAME=value` word (env's, or a request's variable)
+ */
+export function environmentCode(assignment: Word, via: string): Inner[] {
+  const at = assignment.text.indexOf("=");
+  if (at < 0) return [];
+  const name = assignment.text.slice(0, at);
+  const value = { text: assignment.text.slice(at + 1), dynamic: assignment.dynamic };
+  const exported = /^BASH_FUNC_(.+?)(%%|\(\))$/.exec(name);
+  if (exported !== null) {
+    if (value.dynamic) {
+      return [{
+        kind: "unknown",
+        reason: `${via} exports the function "${exported[1]}" built at run time`,
+      }];
+    }
+    return [{
+      kind: "script",
+      text: { text: `${exported[1]} ${value.text}`, dynamic: false },
+      via: `${via} exported function ${exported[1]}`,
+    }];
+  }
+  return deferredAssignment(name, value).map((deferred): Inner =>
+    deferred.kind === "code"
+      ? { kind: "script", text: deferred.text, via: `${via} ${deferred.via}` }
+      : deferred
+  );
+}
