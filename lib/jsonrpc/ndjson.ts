@@ -10,7 +10,7 @@
  */
 
 import { ErrorCode } from "./codes.ts";
-import { parseMessage, stringifyMessage } from "./exact_ids.ts";
+import { parseMessage, rawDepth, rawId, stringifyMessage } from "./exact_ids.ts";
 import { type Line, LineSplitter } from "./lines.ts";
 
 /** A JSON-RPC message object as read (validated further by the connection). */
@@ -18,6 +18,14 @@ export type Message = Record<string, unknown>;
 
 /** Ceiling of one incoming line by default (a 64 MiB fs/write_text_file fits). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The deepest nesting of arrays and objects a message may have (the message
+ * object itself is level 1). Deeper messages are answered with -32600 naming
+ * the request's id, before anything handles them: a parser, a validator or a
+ * serializer recursing through them would overflow its stack.
+ */
+export const MAX_DEPTH = 128;
 
 /** A stream of messages: what the ACP SDK's connections take. */
 export interface MessageStream {
@@ -99,6 +107,10 @@ export function readLine(line: Line, maxBytes: number): LineVerdict | undefined 
   try {
     value = parseMessage(text);
   } catch (error) {
+    // The parser's stack overflowed: the id is read from the text, so the answer names it.
+    if (error instanceof RangeError || rawDepth(text, MAX_DEPTH) > MAX_DEPTH) {
+      return { reject: tooDeep(rawDepth(text, MAX_DEPTH) > MAX_DEPTH ? rawId(text) : null) };
+    }
     return {
       reject: {
         id: null,
@@ -107,11 +119,39 @@ export function readLine(line: Line, maxBytes: number): LineVerdict | undefined 
       },
     };
   }
+  if (deeperThan(value, MAX_DEPTH)) {
+    const object = value as Message;
+    return { reject: tooDeep("method" in object ? object.id : null) };
+  }
   const problem = rejectValue(value);
   if (problem !== undefined) {
     return { reject: { id: problem.id, code: ErrorCode.invalidRequest, message: problem.message } };
   }
   return { message: value as Message };
+}
+
+/** The answer to a message nested deeper than {@link MAX_DEPTH}. */
+function tooDeep(id: unknown): { id: unknown; code: number; message: string } {
+  return {
+    id: id ?? null,
+    code: ErrorCode.invalidRequest,
+    message: `Invalid request: the message nests arrays and objects deeper than ${MAX_DEPTH} ` +
+      `levels, the most termbridge reads: send flatter params`,
+  };
+}
+
+/** Whether a parsed value nests arrays and objects deeper than `limit` (without recursion). */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: Array<[object, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /**

@@ -119,8 +119,12 @@ export class StdioTransport implements Transport {
     const verdict = readLine(line, maxBytes);
     if (verdict === undefined) return;
     if ("reject" in verdict) {
-      const { code, message } = verdict.reject;
-      await this.#reject(null, code, message);
+      const { id, code, message } = verdict.reject;
+      await this.#reject(
+        typeof id === "string" || typeof id === "number" ? id : null,
+        code,
+        message,
+      );
       return;
     }
     const json = verdict.message;

@@ -2,7 +2,8 @@
  * A scripted ACP agent speaking raw JSON lines (no SDK), for the test of ids
  * kept exact on termbridge's client side: on a prompt it sends
  * `fs/read_text_file` with the id 18446744073709551616 and tells, in its
- * reply, the id text termbridge's answer carried.
+ * reply, the id text termbridge's answer carried (and, with `RAW_AGENT_DEEP`,
+ * params nested that deep).
  * @module
  */
 
@@ -31,9 +32,13 @@ function receive(line: string): void {
     reply(message.id, { sessionId: "raw-1" });
   } else if (message.method === "session/prompt") {
     promptId = message.id;
+    // RAW_AGENT_DEEP=N: the request's params carry an array nested N levels deep.
+    const deep = Number(process.env.RAW_AGENT_DEEP ?? 0);
+    const extra = deep > 0 ? `,"extra":${"[".repeat(deep)}${"]".repeat(deep)}` : "";
     send(
       `{"jsonrpc":"2.0","id":${BIG_ID},"method":"fs/read_text_file","params":` +
-        JSON.stringify({ sessionId: "raw-1", path: `${sessionCwd}/notes.txt` }) + "}",
+        JSON.stringify({ sessionId: "raw-1", path: `${sessionCwd}/notes.txt` }).slice(0, -1) +
+        extra + "}}",
     );
   } else if (message.method === undefined && idText !== undefined && promptId !== undefined) {
     const text = `ID-ECHO: ${idText} CONTENT: ${JSON.stringify(message.result ?? message.error)}`;
