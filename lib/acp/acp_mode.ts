@@ -18,6 +18,9 @@ import { checkUpdates } from "./agent_stream.ts";
 import { serveFiles, serveTerminals } from "./client_handlers.ts";
 import { watchFileRequests } from "./file_activity.ts";
 import { type AskPerson, PermissionDesk, toPermissionResponse } from "./permissions.ts";
+import { MAX_REFUSAL_FOLLOW_UPS, PermissionGate, refusalPrompt } from "./permission_gate.ts";
+import { AgentReports } from "./agent_reports.ts";
+import { askingMeta, switchToAskingMode } from "./agent_controls.ts";
 import { ChatConsole, stdinLines } from "./prompt_sources.ts";
 import { chooseRenderMode, createRenderer } from "./render/mod.ts";
 import { serviceSafety, startSafety } from "../cli/safety_options.ts";
@@ -76,6 +79,10 @@ class AcpRun {
   readonly #service: TerminalService;
   readonly #chat: ChatConsole | undefined;
   readonly #desk: PermissionDesk;
+  /** The policy in front of the agent's permission requests. */
+  readonly #gate: PermissionGate;
+  /** The audit of the commands the agent reports running on its own. */
+  readonly #reports: AgentReports;
   readonly #connection: acp.ClientConnection;
   #sessionId = "";
   #policyAsks = 0;
@@ -114,6 +121,9 @@ class AcpRun {
       }
     });
     this.#desk = new PermissionDesk(options.policy, ask);
+    const accessOf = (sessionId: string) => this.#service.fileAccess(sessionId);
+    this.#gate = new PermissionGate(this.#desk, accessOf);
+    this.#reports = new AgentReports(this.#gate, accessOf);
     safety.guard.setApprover((request, signal) => this.#askPolicy(request, signal));
     const app = serveFiles(
       serveTerminals(acp.client({ name: "termbridge" }), this.#service),
@@ -121,7 +131,7 @@ class AcpRun {
       { maxReadBytes: safety.loaded.config.maxReadBytes },
     )
       .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
-        const decision = await this.#desk.decide(params, signal);
+        const decision = await this.#gate.decide(params, signal);
         renderer.permission(decision);
         return toPermissionResponse(decision);
       })
@@ -131,7 +141,10 @@ class AcpRun {
     // The SDK hands notifications to handlers asynchronously, so a turn's
     // response could overtake its last updates: render them as they are read.
     const checked = checkUpdates(agent.stream, {
-      update: (update) => renderer.update(update),
+      update: (update) => {
+        this.#reports.update(update);
+        renderer.update(update);
+      },
       invalid: (invalid) => this.#diagnostics.invalidUpdate(invalid),
     });
     this.#connection = app.connect(
@@ -218,8 +231,15 @@ class AcpRun {
       const session = await ctx.request(acp.methods.agent.session.new, {
         cwd: this.#options.cwd,
         mcpServers: [],
+        _meta: askingMeta(),
       });
       this.#sessionId = session.sessionId;
+      const switched = await switchToAskingMode(ctx, {
+        sessionId: this.#sessionId,
+        agentName: init.agentInfo?.name,
+        modes: session.modes,
+      });
+      if (switched !== undefined) this.#renderer.event(switched);
     } catch (error) {
       return this.#protocolError("session/new", error, init.authMethods ?? []);
     }
@@ -306,7 +326,8 @@ class AcpRun {
     return worst;
   }
 
-  async #runTurn(text: string): Promise<number> {
+  async #runTurn(text: string, followUps = 0): Promise<number> {
+    this.#gate.takeRefusals(); // Only this turn's refusals can have ended it.
     this.#renderer.event({ type: "prompt", sessionId: this.#sessionId, text });
     this.#chat?.onInterrupt(() => this.#interrupt(false));
     const turn = this.#connection.agent.request(acp.methods.agent.session.prompt, {
@@ -315,8 +336,10 @@ class AcpRun {
     });
     this.#turn = turn;
     let response: acp.PromptResponse;
+    let interrupted = false;
     try {
       response = await turn;
+      interrupted = this.#cancelling || this.#cancelled;
     } catch (error) {
       return this.#protocolError("session/prompt", error);
     } finally {
@@ -330,6 +353,15 @@ class AcpRun {
       sessionId: this.#sessionId,
       stopReason: response.stopReason,
     });
+    const refusals = this.#gate.takeRefusals();
+    if (
+      response.stopReason === "cancelled" && !interrupted && refusals.length > 0 &&
+      followUps < MAX_REFUSAL_FOLLOW_UPS
+    ) {
+      // The agent ended the turn on the policy's refusal (codex-acp's only
+      // reject option aborts it): tell it why, and let it carry on.
+      return await this.#runTurn(refusalPrompt(refusals), followUps + 1);
+    }
     if (response.stopReason === "end_turn") return ACP_EXIT.ok;
     return response.stopReason === "cancelled" ? ACP_EXIT.cancelled : ACP_EXIT.stopped;
   }
@@ -434,6 +466,7 @@ class AcpRun {
     this.#removeSignals.forEach((remove) => remove());
     this.#chat?.close();
     this.#desk.cancelAll();
+    await this.#reports.finish();
     await this.#service.releaseAll();
     this.#connection.close();
     await this.#agent.stop();

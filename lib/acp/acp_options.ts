@@ -70,6 +70,15 @@ Commands and files the policy asks about are asked the same way (and
 --yes/--no answer them too); a refusal is the JSON-RPC error -32003 "Denied
 by policy" naming the rule and the command.
 
+Every permission request is first checked against the policy from what the
+tool call says it will do (its command, or the files it reads or writes):
+a deny rule answers reject_once at once, even with --yes; an allow rule for
+every command answers allow_once; the rest is asked as above. Agents that
+run commands themselves (claude-agent-acp >= 0.18, codex-acp) are made to
+ask (Claude Code: Bash, Write and Edit always ask; Codex: its read-only
+mode), and every command they report running is in the audit log with its
+verdict and who let it run.
+
 Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
 command line; 3 a turn ended otherwise (refusal, max_tokens,
 max_turn_requests); 4 cancelled (Ctrl+C or a signal); 5 the agent exited or

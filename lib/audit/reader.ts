@@ -61,6 +61,20 @@ export function formatRecord(record: AuditRecord): string {
       return `${head} ${record.approved ? "approved" : "refused"} ${
         quote(record.subject)
       } by ${record.by}`;
+    case "permission":
+      return `${head} agent asked ${
+        quote(record.title ?? record.toolCallId)
+      }: ${record.answer} by ${record.by} (${record.reason})`;
+    case "agent_command": {
+      const what = record.line ?? (record.argv ?? []).map((a) => quote(a)).join(" ");
+      return `${head} agent ran ${record.line === undefined ? what : quote(what)}${
+        record.cwd ? ` in ${record.cwd}` : ""
+      }: ${record.decision} by ${record.by} (${record.reason})`;
+    }
+    case "agent_command_end":
+      return `${head} agent command ${record.toolCallId} ${record.status}${
+        record.exitCode === null ? "" : ` with code ${record.exitCode}`
+      }${record.signal ? ` (${record.signal})` : ""}`;
     case "start":
       return `${head} started pid ${record.pid}: ${record.command}`;
     case "exit":

@@ -9,7 +9,7 @@ import type { Decision, RuleMatch } from "../policy/types.ts";
 import type { Actor } from "../safety/types.ts";
 
 /** Where a checked command came from. */
-export type CommandOrigin = "create" | "exec" | "input" | "open" | "typed";
+export type CommandOrigin = "create" | "exec" | "input" | "open" | "typed" | "agent";
 
 /** What happened, without the common fields (time, mode, ids). */
 export type AuditEvent =
@@ -30,6 +30,48 @@ export type AuditEvent =
   }
   /** An "ask" was answered. */
   | { event: "approval"; subject: string; approved: boolean; by: string }
+  /**
+   * An agent's `session/request_permission` was answered: the option picked
+   * (its kind, or "cancelled"), who decided ("policy", "user", "--yes"...)
+   * and why. The checks behind it are recorded before it ("command", "read",
+   * "write" with origin "agent").
+   */
+  | {
+    event: "permission";
+    toolCallId: string;
+    title?: string;
+    tool?: string;
+    answer: "allow_once" | "allow_always" | "reject_once" | "reject_always" | "cancelled";
+    by: string;
+    reason: string;
+  }
+  /**
+   * A command an agent reports running on its own (its tool call or its
+   * `_meta.terminal_info`), with the policy's verdict and who let it run:
+   * "policy", "user", "--yes" for one it asked about; "the agent (not asked)"
+   * for one it ran without asking. Written when termbridge first learns the
+   * command; `agent_command_end` follows when it ends.
+   */
+  | {
+    event: "agent_command";
+    toolCallId: string;
+    tool?: string;
+    line?: string;
+    argv?: string[];
+    cwd?: string;
+    decision: Decision;
+    rule: RuleMatch | null;
+    reason: string;
+    by: string;
+  }
+  /** An agent's command ended as the agent reports it (exit code, or only a status). */
+  | {
+    event: "agent_command_end";
+    toolCallId: string;
+    status: string;
+    exitCode: number | null;
+    signal: string | null;
+  }
   /** A process started. */
   | { event: "start"; pid: number; command: string }
   /** A process ended. */

@@ -77,6 +77,11 @@ export interface CommandCheck {
   recordedByShell?: boolean;
   /** This is the shell's typed-line check of a line `origin` sent (recorded with `shell: true`). */
   inShell?: boolean;
+  /**
+   * Answers this check's "ask" instead of the guard's approver: an agent's
+   * own permission request is answered with the options it offered.
+   */
+  approver?: Approver;
 }
 
 /** What a typed line gets: run it, or not and why (for the shell to show). */
@@ -252,7 +257,10 @@ export class Guard {
     }
     const approval = sameRule(check.preApproved, verdict.rule)
       ? { approved: true, by: "approved when it was sent" }
-      : await this.#approver({ kind: "command", subject, verdict, actor }, signal);
+      : await (check.approver ?? this.#approver)(
+        { kind: "command", subject, verdict, actor },
+        signal,
+      );
     this.audit.record(actor, {
       event: "approval",
       subject,
@@ -269,6 +277,21 @@ export class Guard {
       );
     }
     return verdict;
+  }
+
+  /**
+   * The policy's verdict on a command that already ran (an agent reports
+   * one it ran on its own): nothing is asked, recorded or refused.
+   * @returns the verdict (null when there is no policy)
+   */
+  async judgeCommand(
+    check: Pick<CommandCheck, "line" | "argv" | "cwd" | "env">,
+  ): Promise<CommandVerdict | null> {
+    if (this.policy === null) return null;
+    const context: PolicyContext = { cwd: check.cwd, env: check.env };
+    return check.line !== undefined
+      ? await this.policy.checkLine(check.line, context)
+      : await this.policy.checkArgv(check.argv ?? [], context);
   }
 
   /**

@@ -97,3 +97,19 @@ export function readTerminalMeta(meta: unknown, fallbackId: string): TerminalMet
   }
   return found;
 }
+
+/** "Exit code 2" (Claude Code's Bash errors), "exit status 1", "exited with code 3". */
+const EXIT_CODE_TEXT = /\bexit(?:ed with)?(?: code| status)?:? (\d{1,3})\b/i;
+
+/**
+ * The exit code a failed command's text states (Claude Code reports a
+ * failing Bash only as "Exit code 3 ..."), if it states one.
+ * @example
+ * ```ts
+ * exitCodeInText("Exit code 3\nboom"); // 3
+ * ```
+ */
+export function exitCodeInText(text: string): number | undefined {
+  const match = text.match(EXIT_CODE_TEXT);
+  return match === null ? undefined : Number(match[1]);
+}

@@ -17,7 +17,7 @@ import {
   formatToolText,
   type ToolCallSummary,
 } from "./format.ts";
-import { readTerminalMeta, type TerminalMeta } from "./meta.ts";
+import { exitCodeInText, readTerminalMeta, type TerminalMeta } from "./meta.ts";
 import type { StreamKind, TranscriptOutput } from "./stream_formatter.ts";
 import type { Style } from "./style.ts";
 import { label, sanitize } from "./text.ts";
@@ -29,9 +29,6 @@ export interface TerminalSink {
   meta(event: TerminalMeta, label: string, toolCallId: string): void;
   toolCallEnded(toolCallId: string, status: "completed" | "failed", exitCode?: number): void;
 }
-
-/** "Exit code 2" (Claude Code's Bash errors), "exit status 1", "exited with code 3". */
-const EXIT_CODE_TEXT = /\bexit(?:ed with)?(?: code| status)?:? (\d{1,3})\b/i;
 
 interface CallState extends ToolCallSummary {
   /** Hashes of the content items already printed (content is resent with each update). */
@@ -195,8 +192,8 @@ export class Transcript {
     for (const item of content) {
       const fields = record(item);
       if (fields?.type !== "content") continue;
-      const match = contentText(fields.content).match(EXIT_CODE_TEXT);
-      if (match !== null) return Number(match[1]);
+      const code = exitCodeInText(contentText(fields.content));
+      if (code !== undefined) return code;
     }
     return undefined;
   }

@@ -8,7 +8,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { TerminalEvent } from "../../service/terminal_service.ts";
 
 /** Who or what chose a permission outcome. */
-export type PermissionSource = "user" | "--yes" | "--no" | "no-tty" | "cancelled";
+export type PermissionSource = "user" | "--yes" | "--no" | "no-tty" | "cancelled" | "policy";
 
 /** A permission request and how it was answered. */
 export interface PermissionDecision {

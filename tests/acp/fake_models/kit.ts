@@ -20,7 +20,9 @@
  *   content}`, `Read {file_path}`, `Edit {file_path, old_string, new_string}`.
  * - `"codex"` runs `@zed-industries/codex-acp` (linux-x64 binary); it talks
  *   to a fake Responses API configured in `$CODEX_HOME/config.toml`. Tool:
- *   `exec_command {cmd}` (it reports `rawInput.command` as an argv array).
+ *   `exec_command {cmd}` (it reports `rawInput.command` as an argv array);
+ *   add `sandbox_permissions: "require_escalated"` for a command it must ask
+ *   about (`shellCall(agent, line, { escalated: true })`).
  * - Each run gets a private HOME (outside /tmp: codex refuses its sandbox
  *   helper there); pass `model.env` to the process that starts the agent
  *   (termbridge inherits it and hands it on).
@@ -35,11 +37,17 @@ import {
   anthropicHandler,
   anthropicToolResults,
   anthropicTools,
+  isMainTurn,
   type ModelScript,
   type ToolCall,
 } from "./anthropic.ts";
 import { type RecordedRequest, startHttpFake } from "./http_fake.ts";
-import { responsesHandler, responsesToolResults, responsesTools } from "./openai_responses.ts";
+import {
+  isResponsesTurn,
+  responsesHandler,
+  responsesToolResults,
+  responsesTools,
+} from "./openai_responses.ts";
 
 export type { ModelScript, RecordedRequest, ToolCall };
 
@@ -66,6 +74,8 @@ export interface FakeAgent {
   tools(): string[];
   /** What the agent sent back for each scripted call, in order. */
   toolResults(): string[];
+  /** Everything the agent sent the model in its last main-loop turn (messages or input), as JSON text. */
+  conversation(): string;
   close(): Promise<void>;
 }
 
@@ -79,10 +89,18 @@ const HOMES = "/var/tmp/termbridge-fake-models";
  * A scripted shell command for `agent`: Claude's `Bash {command}`, Codex's
  * `exec_command {cmd}`.
  */
-export function shellCall(agent: FakeAgentName, command: string): ToolCall {
-  return agent === "claude"
-    ? { name: "Bash", input: { command, description: `Run ${command}` } }
-    : { name: "exec_command", input: { cmd: command } };
+export function shellCall(
+  agent: FakeAgentName,
+  command: string,
+  options: { escalated?: boolean } = {},
+): ToolCall {
+  if (agent === "claude") {
+    return { name: "Bash", input: { command, description: `Run ${command}` } };
+  }
+  const escalated = options.escalated
+    ? { sandbox_permissions: "require_escalated", justification: "the test asks for it" }
+    : {};
+  return { name: "exec_command", input: { cmd: command, ...escalated } };
 }
 
 /** A scripted Claude `Write` of `content` to `path`. */
@@ -148,9 +166,17 @@ export async function startFakeAgent(
       agent === "claude"
         ? anthropicToolResults(fake.requests, script)
         : responsesToolResults(fake.requests, script),
+    conversation: () => {
+      const turns = fake.requests.filter((r) =>
+        agent === "claude" ? isMainTurn(r, script) : isResponsesTurn(r, script)
+      );
+      const body = (turns.at(-1)?.body ?? {}) as { messages?: unknown; input?: unknown };
+      return JSON.stringify(body.messages ?? body.input ?? []);
+    },
     close: async () => {
       await fake.close();
-      rmSync(home, { recursive: true, force: true });
+      // The agent's leftovers may still write there for a moment (its process tree is not ours to wait for).
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
