@@ -104,9 +104,19 @@ build: dist/termbridge
 # The shell parser's WebAssembly files are embedded under their own names (lib/policy/parser.ts).
 WASM    := node_modules/web-tree-sitter/tree-sitter.wasm node_modules/tree-sitter-bash/tree-sitter-bash.wasm
 
-dist/termbridge: node_modules/.installed $(SOURCES)
+# The browser dashboard's files (lib/web/assets.ts), embedded as NAME.asset: copies with a suffix
+# that bun embeds as files instead of bundling them as code.
+WEB     := lib/web/page/index.html lib/web/page/app.js lib/web/page/app.css \
+           node_modules/@xterm/xterm/lib/xterm.js node_modules/@xterm/xterm/css/xterm.css
+WEB_ASSETS := $(addprefix dist/web/,$(addsuffix .asset,$(notdir $(WEB))))
+
+dist/web/%.asset: $(WEB)
+	@mkdir -p dist/web
+	cp $(filter %/$*,$(WEB)) $@
+
+dist/termbridge: node_modules/.installed $(SOURCES) $(WEB_ASSETS)
 	$(BUN) build --compile --splitting --minify --bytecode --format=esm --sourcemap --asset-naming='[name].[ext]' \
-	  main.ts $(WASM) --outfile dist/termbridge
+	  --loader .asset:file main.ts $(WASM) $(WEB_ASSETS) --outfile dist/termbridge
 
 ## build-deno: a Deno-compiled executable; needs network access (deno compile downloads its runtime).
 build-deno: deps

@@ -36,6 +36,7 @@ const SERVER_CLIENTS: Record<string, () => Promise<ModeMain>> = {
 const SUBCOMMAND_LOADERS: Record<string, () => Promise<ModeMain>> = {
   attach: async () => (await import("./lib/server/control.ts")).attachMain,
   "kill-server": async () => (await import("./lib/server/control.ts")).killServerMain,
+  web: async () => (await import("./lib/server/web_command.ts")).webMain,
 };
 
 /** Exit codes of termbridge itself; a closed stdout ends it quietly, as SIGPIPE would (128 + 13). */

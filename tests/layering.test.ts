@@ -27,6 +27,8 @@ const LAYERS: Record<string, number> = {
   script: 3,
   // The session server hosts front ends (serve's session methods, MCP, attach) over one set of sessions.
   server: 4,
+  // The browser dashboard: one more client of the sessions, beside the server that hosts it.
+  web: 4,
 };
 
 /** Front ends: thin, and never each other's clients. */

@@ -142,6 +142,28 @@ attached. Ctrl+] detaches; the session keeps running. Others (an agent through
 "mcp --server", another attach) may use the session at the same time: everyone
 sees the same screen. --read-only watches without typing or resizing.`,
   },
+  web: {
+    usage: "web [--open] [--port N] [--host ADDR]",
+    summary: "watch and drive every session from a browser (prints a link)",
+    help: `Starts the server's browser dashboard (and the server, if none runs) and
+prints its link: http://127.0.0.1:PORT/?ticket=... The ticket works once,
+within a minute; the browser trades it for a cookie (HttpOnly,
+SameSite=Strict) and the address bar loses it. Run "web" again for another
+link; the dashboard keeps listening until the server stops.
+
+The page shows every session as a live tile (name, program, directory,
+running command, idle time, exit status); a click opens its terminal, live,
+with scrollback. Pages only watch: "Take control" gives that page the
+session's input (the others see who drives; any may take it over), and only
+the driver's page sets the session's size. Its keys go through the same
+policy and audit as every client's, named "web N".
+
+Options:
+  --open         open the link in your browser (xdg-open)
+  --port N       listen on port N (default: any free port)
+  --host ADDR    listen on ADDR instead of 127.0.0.1; beyond this machine the
+                 link and cookie travel in clear: only on a network you trust`,
+  },
   "kill-server": {
     usage: "kill-server",
     summary: "stop the server: every session's processes are killed",

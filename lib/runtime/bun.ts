@@ -8,6 +8,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { connectUnix } from "./bun_unix.ts";
 import { BrokenPipeError } from "./errors.ts";
+import { serveHttp } from "./bun_http.ts";
 import { loadLibc } from "./bun_libc.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
@@ -163,4 +164,5 @@ export const bunRuntime: Runtime = {
   },
   selfCommand: () => Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main],
   connectUnix,
+  serveHttp,
 };

@@ -6,6 +6,7 @@
 import { connectUnix } from "./node_unix.ts";
 import { closeOnExec, libc } from "./deno_libc.ts";
 import { BrokenPipeError } from "./errors.ts";
+import { serveHttp } from "./deno_http.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
 import type {
@@ -120,4 +121,5 @@ export const denoRuntime: Runtime = {
   embeddedFile: () => Promise.resolve(null),
   selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],
   connectUnix,
+  serveHttp,
 };

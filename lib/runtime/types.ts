@@ -150,6 +150,11 @@ export interface Runtime {
    * @throws {Error} with `code` ENOENT or ECONNREFUSED when nobody listens there
    */
   connectUnix(path: string, events: UnixEvents): Promise<UnixConnection>;
+  /**
+   * Serves HTTP and WebSocket connections (Deno.serve, Bun.serve).
+   * @throws {Error} when the address cannot be bound (in use, not local)
+   */
+  serveHttp(options: HttpServeOptions): Promise<HttpServer>;
 }
 
 /** What a Unix socket connection reports. */
@@ -166,4 +171,50 @@ export interface UnixConnection {
   write(data: string | Uint8Array): void;
   /** Closes the connection once what was queued is written. */
   end(): void;
+}
+
+/** A WebSocket connection the HTTP server accepted. */
+export interface ServerWebSocket {
+  /** Queues a text or binary message; dropped once the socket closed. */
+  send(data: string | Uint8Array): void;
+  /** Bytes queued and not yet handed to the network (the sender's flow control). */
+  bufferedAmount(): number;
+  /** Closes the connection. */
+  close(code?: number, reason?: string): void;
+}
+
+/** What a WebSocket connection reports. */
+export interface WebSocketEvents {
+  /** The connection is open: messages may be sent. */
+  open(socket: ServerWebSocket): void;
+  /** A message arrived (text as a string, binary as bytes). */
+  message(data: string | Uint8Array): void;
+  /** The connection ended. Called once. */
+  close(): void;
+}
+
+/**
+ * Answers one HTTP request. `upgrade` turns the request into a WebSocket
+ * connection reporting to `events`; the handler returns what it returns.
+ */
+export type HttpHandler = (
+  request: Request,
+  upgrade: (events: WebSocketEvents) => Response,
+) => Response | Promise<Response>;
+
+/** Where and how an HTTP server listens. */
+export interface HttpServeOptions {
+  /** The address to bind ("127.0.0.1"). */
+  hostname: string;
+  /** The port, 0 for any free one. */
+  port: number;
+  handler: HttpHandler;
+}
+
+/** A listening HTTP server. */
+export interface HttpServer {
+  /** The port it listens on (the one chosen, when 0 was asked). */
+  readonly port: number;
+  /** Stops listening and closes every connection, WebSockets included. */
+  close(): Promise<void>;
 }

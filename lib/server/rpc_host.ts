@@ -26,6 +26,8 @@ export interface RpcHostOptions {
   socket: string;
   /** Stops the server (after the answer to `server/stop` is sent). */
   stop: () => void;
+  /** Starts the browser dashboard (once) and returns a link with a new ticket. */
+  web?: (where: { hostname?: string; port?: number }) => Promise<{ link: string; origin: string }>;
 }
 
 /** Where each session's `sessions/read --since-last` left off, in its plain-text log. */
@@ -47,6 +49,7 @@ const schemas = {
     size: z.object({ cols: z.number().int(), rows: z.number().int() }).optional(),
   }),
   read: z.object({ name: z.string(), sinceLast: z.boolean().optional() }),
+  web: z.object({ hostname: z.string().optional(), port: z.number().int().optional() }),
 };
 
 /** Serves one JSON-RPC connection over `stream`; resolves when it closes. */
@@ -101,6 +104,16 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
     setTimeout(options.stop, 0); // After the answer is on its way.
     return { stopping: true };
   });
+  const web = options.web;
+  if (web !== undefined) {
+    app.onRequest(SERVER_METHODS.web, schemas.web, async ({ params }) => {
+      try {
+        return await web(params);
+      } catch (error) {
+        throw new acp.RequestError(-32603, (error as Error).message);
+      }
+    });
+  }
   const connection = app.connect(explainInvalidParams(stream as acp.Stream));
   await connection.closed;
 }

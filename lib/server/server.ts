@@ -30,6 +30,7 @@ import { serveRpc } from "./rpc_host.ts";
 import { readFirstLine, refuse, socketMessages, writeJsonLine } from "./socket_streams.ts";
 import type { Hello } from "./wire.ts";
 import { asClient } from "../safety/client.ts";
+import { WebHost } from "../web/host.ts";
 
 /** `termbridge server --help`. */
 export const SERVER_HELP = `Usage: termbridge server [-L NAME | --socket PATH] [--exit-empty]
@@ -99,15 +100,16 @@ export async function serverMain(args: string[]): Promise<number> {
     // After the answer to the close that emptied it is on its way.
     sessions.onClosed = () => sessions.list().length === 0 && setTimeout(stop, 0);
   }
+  const web = new WebHost(sessions, (line) => void log(line));
   const clients = new Set<Socket>();
   // Half-open: a client that has said all it will say (end of its input) still gets its answers.
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     clients.add(socket);
     socket.on("close", () => clients.delete(socket));
     socket.on("error", () => {}); // A client gone mid-write; "close" follows.
-    void serveClient(socket, { sessions, path, stop, signal: stopping.signal }).catch((error) =>
-      log(`a client failed: ${(error as Error).stack ?? error}`)
-    );
+    void serveClient(socket, { sessions, path, stop, web, signal: stopping.signal }).catch((
+      error,
+    ) => log(`a client failed: ${(error as Error).stack ?? error}`));
   });
   await listen(server, path);
   chmodSync(path, 0o600);
@@ -126,6 +128,7 @@ export async function serverMain(args: string[]): Promise<number> {
     stops.forEach((remove) => remove());
     server.close();
     removeSocket(path);
+    await web.close();
     await sessions.closeAll();
     for (const socket of clients) socket.destroy();
     safety.close();
@@ -161,6 +164,7 @@ interface ClientContext {
   sessions: SessionManager;
   path: string;
   stop: () => void;
+  web: WebHost;
   signal: AbortSignal;
 }
 
@@ -208,7 +212,12 @@ async function serveHello(
     case "rpc": {
       await writeJsonLine(socket, { ok: true, pid: process.pid, version: VERSION });
       const stream = socketMessages(socket, rest);
-      const done = serveRpc(stream, { sessions, socket: context.path, stop: context.stop });
+      const done = serveRpc(stream, {
+        sessions,
+        socket: context.path,
+        stop: context.stop,
+        web: (where) => context.web.start(where),
+      });
       const leave = () => socket.end(); // What was answered still goes out.
       signal.addEventListener("abort", leave, { once: true });
       await done.finally(() => signal.removeEventListener("abort", leave));

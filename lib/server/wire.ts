@@ -54,6 +54,11 @@ export const SERVER_METHODS = {
   info: "server/info",
   /** Stops the server: every session's processes are killed, the socket removed. */
   stop: "server/stop",
+  /**
+   * Starts the browser dashboard if it is not listening yet: {hostname?, port?}
+   * -> {link (with a new single-use ticket), origin}.
+   */
+  web: "web/start",
 } as const;
 
 /** Bytes as a string of one character per byte, for JSON. */

@@ -134,12 +134,8 @@ export class Emulator {
    * serializer writes them (`@xterm/addon-serialize`, loaded on first use).
    */
   ansiScreen(): string {
-    if (this.#serializer === undefined) {
-      this.#serializer = new SerializeAddon();
-      this.#term.loadAddon(this.#serializer);
-    }
     const alternate = this.altScreen;
-    const text = this.#serializer.serialize({
+    const text = this.#serializerAddon().serialize({
       scrollback: 0,
       excludeModes: true,
       excludeAltBuffer: !alternate,
@@ -147,6 +143,23 @@ export class Emulator {
     return alternate
       ? text.slice(text.lastIndexOf(TO_ALTERNATE_SCREEN) + TO_ALTERNATE_SCREEN.length)
       : text;
+  }
+
+  /**
+   * The whole state as text that rebuilds it in another xterm.js of the same
+   * size: up to `scrollback` lines of scrollback, both screens, the cursor and
+   * the modes (xterm's serializer, `@xterm/addon-serialize`).
+   */
+  serialize(scrollback: number): string {
+    return this.#serializerAddon().serialize({ scrollback });
+  }
+
+  #serializerAddon(): SerializeAddon {
+    if (this.#serializer === undefined) {
+      this.#serializer = new SerializeAddon();
+      this.#term.loadAddon(this.#serializer);
+    }
+    return this.#serializer;
   }
 
   /** Changes the size; lines re-wrap as in xterm. */

@@ -44,6 +44,16 @@ export const TERMINAL_DEFAULTS = {
   killGraceMs: 2000,
 } as const;
 
+/** A terminal's emulated state at one point of its output (see `Terminal.snapshot`). */
+export interface TerminalSnapshot {
+  /** Text that rebuilds the state in an xterm.js of `cols` x `rows`. */
+  data: string;
+  /** The raw log's `totalBytes` the state stands at. */
+  offset: number;
+  cols: number;
+  rows: number;
+}
+
 /** How to start a terminal. */
 export interface TerminalOptions {
   /** Program and arguments. */
@@ -347,6 +357,22 @@ export class Terminal {
       dimensions: { cols: screen.cols, rows: screen.rows },
       altScreen: screen.altScreen,
       title: screen.title,
+    };
+  }
+
+  /**
+   * The emulated state as text that rebuilds it in another xterm.js of this
+   * size (scrollback up to `scrollback` lines, screens, cursor, modes), and
+   * the raw log's `totalBytes` it stands at: the output after `offset`
+   * continues it exactly.
+   */
+  snapshot(scrollback: number): TerminalSnapshot {
+    const screen = this.#screen();
+    return {
+      data: screen.serialize(scrollback),
+      offset: this.#raw.totalBytes,
+      cols: screen.cols,
+      rows: screen.rows,
     };
   }
 

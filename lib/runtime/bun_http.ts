@@ -1,0 +1,65 @@
+/// <reference types="bun-types" />
+/**
+ * The HTTP and WebSocket server on Bun: Bun.serve with its `websocket` handlers.
+ * @module
+ */
+
+import type { HttpServeOptions, HttpServer, ServerWebSocket, WebSocketEvents } from "./types.ts";
+
+/** What Bun keeps with each WebSocket: the events its handler asked for. */
+interface SocketData {
+  events: WebSocketEvents;
+}
+
+/** The handler's answer once `upgrade` succeeded: Bun then wants `undefined`. */
+const UPGRADED = new Response(null, { status: 101 });
+
+/** Serves `options.handler` on Bun until `close`. */
+export function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
+  // Binding fails synchronously (address in use): the caller gets a rejected promise.
+  let server;
+  try {
+    server = listen(options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return Promise.resolve({
+    port: server.port!,
+    async close() {
+      await server.stop(true);
+    },
+  });
+}
+
+function listen(options: HttpServeOptions) {
+  return Bun.serve<SocketData, never>({
+    hostname: options.hostname,
+    port: options.port,
+    async fetch(request, bun) {
+      const response = await options.handler(request, (events) => {
+        if (bun.upgrade(request, { data: { events } })) return UPGRADED;
+        return new Response("Cannot open a WebSocket: expected an upgrade request", {
+          status: 400,
+        });
+      });
+      return response === UPGRADED ? undefined : response;
+    },
+    error: () => new Response("Internal error", { status: 500 }),
+    websocket: {
+      open(ws) {
+        const wrapped: ServerWebSocket = {
+          send: (data) => void ws.send(data),
+          bufferedAmount: () => ws.getBufferedAmount(),
+          close: (code, reason) => ws.close(code, reason),
+        };
+        ws.data.events.open(wrapped);
+      },
+      message(ws, message) {
+        ws.data.events.message(typeof message === "string" ? message : new Uint8Array(message));
+      },
+      close(ws) {
+        ws.data.events.close();
+      },
+    },
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * The session server's dashboard, started on the first `web/start` request
+ * and kept until the server stops.
+ * @module
+ */
+
+import type { SessionManager } from "../sessions/manager.ts";
+import { WebServer } from "./web_server.ts";
+
+/** The dashboard of a session server, made on demand. */
+export class WebHost {
+  readonly #sessions: SessionManager;
+  readonly #log: (line: string) => void;
+  #starting: Promise<WebServer> | undefined;
+
+  constructor(sessions: SessionManager, log: (line: string) => void) {
+    this.#sessions = sessions;
+    this.#log = log;
+  }
+
+  /**
+   * Starts the dashboard if it is not listening yet (on 127.0.0.1 and any
+   * free port unless `where` says otherwise) and returns a link with a new ticket.
+   * @throws {Error} when it listens elsewhere already, or the address cannot be bound
+   */
+  async start(where: { hostname?: string; port?: number }): Promise<
+    { link: string; origin: string }
+  > {
+    const hostname = where.hostname ?? "127.0.0.1";
+    const port = where.port ?? 0;
+    if (this.#starting === undefined) {
+      this.#starting = WebServer.start({
+        sessions: this.#sessions,
+        hostname,
+        port,
+        log: this.#log,
+      });
+      this.#starting.catch(() => this.#starting = undefined); // The next request tries again.
+      const web = await this.#starting;
+      this.#log(`dashboard listening on ${web.origin}`);
+    }
+    const web = await this.#starting;
+    if (
+      (where.hostname !== undefined && where.hostname !== web.hostname) ||
+      (where.port !== undefined && where.port !== 0 && where.port !== web.port)
+    ) {
+      throw new Error(
+        `Cannot start the dashboard on ${hostname}:${port}: it listens on ${web.origin} already (kill-server stops it)`,
+      );
+    }
+    return { link: web.link(), origin: web.origin };
+  }
+
+  /** Stops the dashboard, if it was started. */
+  async close(): Promise<void> {
+    const starting = this.#starting;
+    this.#starting = undefined;
+    await (await starting?.catch(() => undefined))?.close();
+  }
+}

@@ -1,0 +1,326 @@
+// The termbridge dashboard: one WebSocket (lib/web/protocol.ts), tiles for
+// every session, and one terminal view (xterm.js) that watches a session and,
+// once this page takes control, types into it.
+"use strict";
+
+const HEADER_BYTES = 12;
+const FONT = { family: "ui-monospace, 'DejaVu Sans Mono', monospace", size: 14 };
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  socket: null,
+  /** This page's client label ("web 3"), from the server's hello. */
+  me: null,
+  tiles: new Map(),
+  /** The open view: { name, term, id, offset, cols, rows } or null. */
+  view: null,
+  retryMs: 250,
+};
+
+/** Test and bench hooks: the open terminal and a raw send. */
+globalThis.termbridge = {
+  state,
+  send: (message) => send(message),
+  /** The open terminal's lines (scrollback and screen), trailing blanks trimmed. */
+  lines() {
+    const term = state.view?.term;
+    if (!term) return [];
+    const buffer = term.buffer.active;
+    const lines = [];
+    for (let i = 0; i < buffer.length; i++) {
+      lines.push(buffer.getLine(i)?.translateToString(true) ?? "");
+    }
+    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+    return lines;
+  },
+};
+
+function send(message) {
+  if (state.socket?.readyState === WebSocket.OPEN) state.socket.send(JSON.stringify(message));
+}
+
+function connect() {
+  const socket = new WebSocket(`ws://${location.host}/ws`);
+  socket.binaryType = "arraybuffer";
+  state.socket = socket;
+  socket.onopen = () => {
+    state.retryMs = 250;
+    setStatus("live", true);
+    // Back on a dropped connection: the view asks to go on from where it is.
+    if (state.view) watch(state.view, state.view.id === null ? undefined : state.view.offset);
+  };
+  socket.onmessage = (event) => {
+    if (typeof event.data === "string") onMessage(JSON.parse(event.data));
+    else onOutput(new Uint8Array(event.data));
+  };
+  socket.onclose = (event) => {
+    state.socket = null;
+    if (event.code === 1008 || event.code === 4001) {
+      setStatus('refused: run "termbridge web" for a new link', false);
+      return;
+    }
+    setStatus("disconnected, reconnecting…", false);
+    if (state.view) state.view.id = state.view.id === null ? null : -1;
+    setTimeout(connect, state.retryMs);
+    state.retryMs = Math.min(state.retryMs * 2, 5000);
+  };
+}
+
+function setStatus(text, live) {
+  const status = $("status");
+  status.textContent = live && state.me ? `live as ${state.me}` : text;
+  status.classList.toggle("live", live);
+}
+
+function onMessage(message) {
+  switch (message.t) {
+    case "hello":
+      state.me = message.client;
+      setStatus("live", true);
+      return;
+    case "sessions":
+      return onSessions(message.list);
+    case "snapshot": {
+      const view = state.view;
+      if (!view || view.name !== message.name) return;
+      view.id = message.id;
+      view.term.reset();
+      sizeTerm(view, message.cols, message.rows);
+      view.term.write(message.data);
+      view.offset = message.offset;
+      return;
+    }
+    case "resume": {
+      const view = state.view;
+      if (!view || view.name !== message.name) return;
+      view.id = message.id;
+      sizeTerm(view, message.cols, message.rows);
+      return;
+    }
+    case "size": {
+      const view = state.view;
+      if (view && view.id === message.id) sizeTerm(view, message.cols, message.rows);
+      return;
+    }
+    case "gone":
+      if (state.view?.name === message.name) notice(`"${message.name}" was closed`);
+      return;
+    case "error":
+      notice(message.message);
+      return;
+  }
+}
+
+/** Output bytes: written once each, in order (a repeat is skipped, a gap asks again). */
+function onOutput(frame) {
+  const view = state.view;
+  const header = new DataView(frame.buffer, frame.byteOffset, HEADER_BYTES);
+  const id = header.getUint32(0);
+  const offset = header.getFloat64(4);
+  if (!view || view.id !== id) return;
+  let bytes = frame.subarray(HEADER_BYTES);
+  if (offset > view.offset) {
+    watch(view); // A gap cannot happen on one connection; if it does, start again from a picture.
+    return;
+  }
+  if (offset < view.offset) bytes = bytes.subarray(view.offset - offset);
+  if (bytes.length === 0) return;
+  view.offset += bytes.length;
+  view.term.write(bytes);
+}
+
+function onSessions(list) {
+  state.tiles = new Map(list.map((tile) => [tile.name, tile]));
+  renderTiles();
+  if (state.view) renderViewBar();
+}
+
+function idleText(tile) {
+  const seconds = Math.max(0, Math.floor(Date.now() / 1000) - tile.idleSince);
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  return `${Math.floor(seconds / 3600)}h`;
+}
+
+function exitText(status) {
+  return status.signal ? `killed by ${status.signal}` : `exited ${status.exitCode}`;
+}
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function renderTiles() {
+  const container = $("tiles");
+  const known = new Map([...container.children].map((node) => [node.dataset.name, node]));
+  for (const tile of state.tiles.values()) {
+    let node = known.get(tile.name);
+    known.delete(tile.name);
+    if (!node) {
+      node = el("article", { className: "tile", tabIndex: 0 });
+      node.dataset.name = tile.name;
+      node.onclick = () => open(tile.name);
+      node.onkeydown = (event) => event.key === "Enter" && open(tile.name);
+      container.append(node);
+    }
+    const badges = [];
+    if (tile.exitStatus) {
+      badges.push(el("span", { className: "badge exited" }, exitText(tile.exitStatus)));
+    } else if (tile.running) {
+      badges.push(el("span", { className: "badge running" }, `running: ${tile.running}`));
+    }
+    if (tile.driver) {
+      badges.push(el("span", { className: "badge driver" }, `driven by ${tile.driver}`));
+    }
+    const idle = el("span", { className: "idle" }, `idle ${idleText(tile)}`);
+    idle.dataset.since = String(tile.idleSince);
+    node.replaceChildren(
+      el("h2", {}, tile.name, ...badges),
+      el("div", { className: "meta" }, `${tile.program.join(" ")} · ${tile.cwd} · `, idle),
+      el("pre", {}, tile.preview.join("\n")),
+    );
+  }
+  for (const node of known.values()) node.remove();
+  $("empty").hidden = state.tiles.size > 0 || state.view !== null;
+}
+
+/** Idle times tick without a message from the server. */
+setInterval(() => {
+  for (const node of document.querySelectorAll(".idle")) {
+    node.textContent = `idle ${idleText({ idleSince: Number(node.dataset.since) })}`;
+  }
+}, 1000);
+
+function open(name) {
+  if (location.hash !== `#/s/${encodeURIComponent(name)}`) {
+    location.hash = `#/s/${encodeURIComponent(name)}`;
+  }
+}
+
+function route() {
+  const match = /^#\/s\/(.+)$/.exec(location.hash);
+  const name = match ? decodeURIComponent(match[1]) : null;
+  if (state.view && state.view.name !== name) closeView();
+  if (name && !state.view) openView(name);
+  $("tiles").hidden = state.view !== null;
+  $("view").hidden = state.view === null;
+  $("crumb").textContent = state.view ? `/ ${name}` : "";
+  renderTiles();
+}
+
+function openView(name) {
+  const term = new globalThis.Terminal({
+    fontFamily: FONT.family,
+    fontSize: FONT.size,
+    lineHeight: 1.1,
+    scrollback: 5000,
+    convertEol: false,
+    cursorBlink: false,
+  });
+  const view = { name, term, id: null, offset: 0, cols: 0, rows: 0 };
+  state.view = view;
+  $("screen").replaceChildren();
+  term.open($("screen"));
+  term.onData((data) => typeInto(view, data));
+  term.onBinary((data) => typeInto(view, data));
+  notice("");
+  renderViewBar();
+  watch(view);
+  term.focus();
+}
+
+function closeView() {
+  const view = state.view;
+  send({ t: "unwatch", name: view.name });
+  view.term.dispose();
+  state.view = null;
+}
+
+/** Asks for a session's stream: from `from` when the view holds it up to there, else a picture. */
+function watch(view, from) {
+  view.id = null;
+  send(
+    from === undefined ? { t: "watch", name: view.name } : { t: "watch", name: view.name, from },
+  );
+}
+
+function driving(view) {
+  return state.me !== null && state.tiles.get(view.name)?.driver === state.me;
+}
+
+function typeInto(view, data) {
+  if (!driving(view)) {
+    notice('Watching only: "Take control" to type');
+    return;
+  }
+  send({ t: "input", name: view.name, data });
+}
+
+function sizeTerm(view, cols, rows) {
+  view.cols = cols;
+  view.rows = rows;
+  if (view.term.cols !== cols || view.term.rows !== rows) view.term.resize(cols, rows);
+}
+
+/** The size that fills the screen area, measured with the terminal's font. */
+function fittingSize() {
+  const probe = el("span", {}, "W".repeat(50));
+  probe.style.cssText =
+    `position:absolute;visibility:hidden;font-family:${FONT.family};font-size:${FONT.size}px;line-height:normal`;
+  document.body.append(probe);
+  const rect = probe.getBoundingClientRect();
+  probe.remove();
+  const row = state.view?.term.element?.querySelector(".xterm-rows > div");
+  const height = row?.getBoundingClientRect().height || Math.ceil(FONT.size * 1.3);
+  const cell = { width: rect.width / 50, height };
+  const area = $("screen").getBoundingClientRect();
+  return {
+    cols: Math.max(20, Math.floor((area.width - 24) / cell.width)),
+    rows: Math.max(5, Math.floor((area.height - 8) / cell.height)),
+  };
+}
+
+function renderViewBar() {
+  const view = state.view;
+  const tile = state.tiles.get(view.name);
+  $("view-name").textContent = view.name;
+  $("view-info").textContent = tile
+    ? `${tile.program.join(" ")} · ${tile.cwd}${
+      tile.exitStatus ? ` · ${exitText(tile.exitStatus)}` : tile.running ? ` · ${tile.running}` : ""
+    }`
+    : "(gone)";
+  const mine = driving(view);
+  $("driver").textContent = tile?.driver
+    ? (mine ? "you drive it" : `${tile.driver} drives it`)
+    : "watching";
+  $("take").hidden = mine || !tile || tile.exitStatus !== null;
+  $("take").textContent = tile?.driver ? "Take over" : "Take control";
+  $("release").hidden = !mine;
+  $("screen").classList.toggle("driving", mine);
+}
+
+$("take").onclick = () => {
+  const view = state.view;
+  if (!view) return;
+  send({ t: "take", name: view.name, ...fittingSize() });
+  notice("");
+  view.term.focus();
+};
+$("release").onclick = () => state.view && send({ t: "release", name: state.view.name });
+$("back").onclick = () => location.hash = "";
+
+globalThis.addEventListener("resize", () => {
+  const view = state.view;
+  if (view && driving(view)) send({ t: "resize", name: view.name, ...fittingSize() });
+});
+
+function notice(text) {
+  $("notice").textContent = text;
+}
+
+globalThis.addEventListener("hashchange", route);
+connect();
+route();

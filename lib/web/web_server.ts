@@ -1,0 +1,254 @@
+/**
+ * The dashboard: an HTTP and WebSocket server inside the session server,
+ * over its sessions. `termbridge web` asks the session server for it (the
+ * `web/start` request); it listens from then until the session server stops.
+ * @module
+ */
+
+import { type HttpServer, runtime, type WebSocketEvents } from "../runtime/mod.ts";
+import type { SessionManager } from "../sessions/manager.ts";
+import type { Session } from "../sessions/session.ts";
+import { asset } from "./assets.ts";
+import { Gatekeeper } from "./auth.ts";
+import type { Tile } from "./protocol.ts";
+import { Viewer } from "./viewer.ts";
+
+/** How often the tiles are refreshed while a page is open. */
+const TILE_MS = 400;
+
+/** Lines a tile previews, and the most characters of each. */
+const PREVIEW_LINES = 10;
+const PREVIEW_WIDTH = 160;
+
+/** Only the page's own scripts; xterm.js sets styles inline. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Headers on every answer. */
+const HEADERS = {
+  "content-security-policy": CSP,
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+/** Where the dashboard listens. */
+export interface WebServerOptions {
+  sessions: SessionManager;
+  /** The address to bind; "127.0.0.1" unless the user chose another. */
+  hostname: string;
+  /** The port; 0 for any free one. */
+  port: number;
+  /** A line for the server's log. */
+  log?: (line: string) => void;
+}
+
+/** The dashboard of one session server. */
+export class WebServer {
+  readonly hostname: string;
+  readonly #sessions: SessionManager;
+  readonly #viewers = new Set<Viewer>();
+  readonly #drivers = new Map<string, Viewer>();
+  readonly #previews = new WeakMap<Session, { at: number; lines: string[] }>();
+  readonly #log: (line: string) => void;
+  #http!: HttpServer;
+  #gate!: Gatekeeper;
+  #tiles = "";
+  #ticker: ReturnType<typeof setInterval> | undefined;
+  #count = 0;
+
+  private constructor(options: WebServerOptions) {
+    this.hostname = options.hostname;
+    this.#sessions = options.sessions;
+    this.#log = options.log ?? (() => {});
+  }
+
+  /**
+   * Starts listening.
+   * @throws {Error} when the address cannot be bound
+   */
+  static async start(options: WebServerOptions): Promise<WebServer> {
+    const web = new WebServer(options);
+    web.#http = await runtime.serveHttp({
+      hostname: options.hostname,
+      port: options.port,
+      handler: (request, upgrade) => web.#handle(request, upgrade),
+    });
+    web.#gate = new Gatekeeper(web.#http.port, options.hostname);
+    return web;
+  }
+
+  /** The port it listens on. */
+  get port(): number {
+    return this.#http.port;
+  }
+
+  /** The dashboard's address, without a ticket. */
+  get origin(): string {
+    const host = this.hostname.includes(":") ? `[${this.hostname}]` : this.hostname;
+    return `http://${host}:${this.port}`;
+  }
+
+  /** A link with a new ticket (single use, one minute). */
+  link(): string {
+    return `${this.origin}/?ticket=${this.#gate.mintTicket()}`;
+  }
+
+  /** Stops listening and closes every page's connection. */
+  async close(): Promise<void> {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+    for (const viewer of this.#viewers) viewer.close();
+    this.#viewers.clear();
+    await this.#http.close();
+  }
+
+  async #handle(
+    request: Request,
+    upgrade: (events: WebSocketEvents) => Response,
+  ): Promise<Response> {
+    const url = new URL(request.url);
+    if (!this.#gate.hostAllowed(request)) {
+      return answer(403, "Cannot serve this request: its Host is not this server");
+    }
+    if (url.pathname === "/" && url.searchParams.has("ticket")) {
+      const cookie = this.#gate.redeem(url.searchParams.get("ticket")!);
+      if (cookie === null) {
+        return answer(
+          401,
+          'Cannot open the dashboard: this link\'s ticket was used already or has expired; run "termbridge web" for a new one',
+        );
+      }
+      // The ticket leaves the address bar at once: the page's own URL carries no secret.
+      return new Response(null, {
+        status: 303,
+        headers: { ...HEADERS, location: "/", "set-cookie": this.#gate.setCookie(cookie) },
+      });
+    }
+    if (url.pathname === "/ws") {
+      const refused = this.#gate.checkUpgrade(request);
+      if (refused !== null) return answer(refused.status, refused.message);
+      if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+        return answer(400, "Cannot open a WebSocket: expected an upgrade request");
+      }
+      return upgrade(this.#connect());
+    }
+    const refused = this.#gate.checkRequest(request);
+    if (refused !== null) return answer(refused.status, refused.message);
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return answer(405, `Cannot ${request.method} ${url.pathname}: only GET is served`);
+    }
+    const file = await asset(url.pathname);
+    if (file === null) return answer(404, `Cannot find ${url.pathname}`);
+    return new Response(request.method === "HEAD" ? null : file.body, {
+      headers: { ...HEADERS, "content-type": file.type },
+    });
+  }
+
+  /** The events of a new page's WebSocket. */
+  #connect(): WebSocketEvents {
+    let viewer: Viewer | undefined;
+    const label = `web ${++this.#count}`;
+    return {
+      open: (socket) => {
+        viewer = new Viewer(socket, label, {
+          sessions: this.#sessions,
+          driverOf: (name) => this.#drivers.get(name),
+          setDriver: (name, driver) => this.#setDriver(name, driver),
+        });
+        this.#viewers.add(viewer);
+        this.#log(`dashboard: ${label} connected`);
+        viewer.send({ t: "sessions", list: this.#tileList() });
+        this.#ticker ??= setInterval(() => this.#refresh(), TILE_MS);
+      },
+      message: (data) => viewer?.receive(data),
+      close: () => {
+        if (viewer === undefined) return;
+        viewer.close();
+        this.#viewers.delete(viewer);
+        this.#log(`dashboard: ${label} left`);
+        if (this.#viewers.size === 0) {
+          clearInterval(this.#ticker);
+          this.#ticker = undefined;
+        }
+      },
+    };
+  }
+
+  #setDriver(name: string, driver: Viewer | null): void {
+    if (driver === null) this.#drivers.delete(name);
+    else this.#drivers.set(name, driver);
+    this.#log(`dashboard: ${driver?.label ?? "nobody"} drives "${name}"`);
+    this.#refresh(true);
+  }
+
+  /** Sends the tiles to every page when they changed (or when `force`). */
+  #refresh(force = false): void {
+    const list = this.#tileList();
+    const json = JSON.stringify(list);
+    if (json === this.#tiles && !force) return;
+    this.#tiles = json;
+    for (const viewer of this.#viewers) viewer.send({ t: "sessions", list });
+  }
+
+  #tileList(): Tile[] {
+    const tiles: Tile[] = [];
+    for (const info of this.#sessions.list()) {
+      let session: Session;
+      try {
+        session = this.#sessions.get(info.name);
+      } catch {
+        continue; // Closed between the two calls.
+      }
+      const driver = this.#drivers.get(info.name);
+      tiles.push({
+        name: info.name,
+        program: info.program,
+        cwd: info.cwd,
+        running: info.running,
+        idleSince: Math.floor((Date.now() - info.idleMs) / 1000),
+        exitStatus: info.exitStatus,
+        cols: info.cols,
+        rows: info.rows,
+        driver: driver?.label ?? null,
+        preview: this.#preview(session),
+      });
+    }
+    return tiles;
+  }
+
+  /** The last lines of a session's screen, computed again only when it wrote something. */
+  #preview(session: Session): string[] {
+    const at = session.terminal.rawLog.totalBytes;
+    const kept = this.#previews.get(session);
+    if (kept?.at === at) return kept.lines;
+    let lines: string[] = [];
+    try {
+      lines = session.terminal.lines({ scope: "visible" });
+    } catch {
+      // Disposed meanwhile: no preview.
+    }
+    while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
+    lines = lines.slice(-PREVIEW_LINES).map((line) => line.slice(0, PREVIEW_WIDTH));
+    this.#previews.set(session, { at, lines });
+    return lines;
+  }
+}
+
+/** A plain-text answer with the dashboard's headers. */
+function answer(status: number, message: string): Response {
+  return new Response(message + "\n", {
+    status,
+    headers: { ...HEADERS, "content-type": "text/plain; charset=utf-8" },
+  });
+}
