@@ -30,6 +30,12 @@ const SNAPSHOT_SCROLLBACK = 1000;
 /** Largest binary frame's payload. */
 const FRAME_BYTES = 64 * 1024;
 
+/**
+ * Least time between two sends to a page: output after a quiet spell goes at
+ * once (a keystroke's echo), a flood in one frame per interval.
+ */
+const FRAME_MS = 16;
+
 /** How soon to look again at a page whose socket is full. */
 const RETRY_MS = 10;
 
@@ -151,7 +157,7 @@ export class Viewer {
       offset: 0,
       cols: terminal.cols,
       rows: terminal.rows,
-      stop: terminal.onChange(() => this.#schedule(0)),
+      stop: terminal.onChange(() => this.#schedule(this.#frameDelay())),
     };
     this.#watches.set(name, watch);
     const log = terminal.rawLog;
@@ -213,6 +219,14 @@ export class Viewer {
     }
   }
 
+  /** When the last pump ran (performance.now()). */
+  #lastPump = -Infinity;
+
+  /** How long output should wait so that a page gets at most one send per frame. */
+  #frameDelay(): number {
+    return Math.max(0, this.#lastPump + FRAME_MS - performance.now());
+  }
+
   #schedule(delay: number): void {
     if (this.#timer !== undefined || this.#closed) return;
     this.#timer = setTimeout(() => {
@@ -223,6 +237,7 @@ export class Viewer {
 
   /** Sends each watch what it has not had yet, as far as the page's socket takes it. */
   #pump(): void {
+    this.#lastPump = performance.now();
     for (const [name, watch] of this.#watches) {
       const terminal = watch.session.terminal;
       if (terminal.disposed) {
