@@ -5,6 +5,8 @@
  */
 
 import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { describe, itWhen } from "../harness.ts";
 import { BINARY_CURRENT, inWorld, type World } from "../server/_kit.ts";
@@ -78,6 +80,11 @@ describe("web dashboard (chromium)", () => {
     "web: a watching page's keys do not reach the session; after Take control they do",
     async () => {
       await withBrowser(async (world, browser) => {
+        mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
+        writeFileSync(
+          join(world.dir, "config", "termbridge", "termbridge.jsonc"),
+          '{ "policy": { "deny": ["touch"] } }',
+        );
         await world.ok(["new", "s"]);
         const page = await openDashboard(browser, world);
         await openSession(page, "s");
@@ -109,6 +116,18 @@ describe("web dashboard (chromium)", () => {
         );
         await page.keyboard.type("echo hi\n");
         await waitForScreen(world, "s", (text) => /^hi$/m.test(text), '"hi" printed');
+        // The driver's lines go through the policy, and the audit log names the page.
+        await page.keyboard.type(`touch ${world.dir}/ran-from-web\n`);
+        await waitForScreen(world, "s", (text) => /Denied by policy/.test(text), "the refusal");
+        assert.equal(existsSync(join(world.dir, "ran-from-web")), false);
+        const me = await page.evaluate(() =>
+          (globalThis as unknown as { termbridge: { state: { me: string } } }).termbridge.state.me
+        );
+        const audit = readFileSync(join(world.dir, "state", "termbridge", "audit.jsonl"), "utf8")
+          .trim().split("\n").map((line) => JSON.parse(line));
+        const denied = audit.find((e) => e.origin === "typed" && e.decision === "deny");
+        assert.equal(denied?.client, me, JSON.stringify(denied));
+        assert.match(me, /^web \d+$/);
         // The driver's page sets the size; the CLI sees it.
         const shot = JSON.parse(await world.ok(["shot", "s"]));
         assert.notDeepEqual(shot.dimensions, { cols: 120, rows: 40 });
