@@ -155,8 +155,10 @@ class Analyser {
 
   /** Functions exported through the environment: any bash the line starts defines them. */
   environment(): void {
-    for (const [name, value] of Object.entries(this.context.env ?? {})) {
+    const env = this.context.env ?? {};
+    for (const name in env) {
       if (!name.startsWith("BASH_FUNC_")) continue;
+      const value = env[name];
       for (const inner of environmentCode({ text: `${name}=${value}`, dynamic: false }, "env")) {
         if (inner.kind === "script") this.line(inner.text.text, [inner.via], 1);
         else if (inner.kind === "unknown") this.unknown(inner.reason, []);

@@ -20,7 +20,7 @@ const MAX_WORDS = 256;
  */
 export function expandedWords(node: SyntaxNode, home: string): Word[] {
   const word = wordOf(node, home);
-  if (!node.text.includes("{")) return [word];
+  if (!word.text.includes("{")) return [word];
   const source = { text: "", runtime: false };
   escapedSource(node, source);
   const expanded = expandBraces(source.text, [0]);

@@ -11,7 +11,6 @@ import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analys
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
 import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
-import { basename } from "node:path";
 import { programNames } from "./resolve.ts";
 import { isWrapper } from "./wrappers.ts";
 import type {
@@ -216,7 +215,7 @@ function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged 
       ? word.text.slice(word.text.indexOf("=") + 1)
       : word.text;
     if (text === "" || text.startsWith("-") || /\s/.test(text)) continue;
-    const names = [basename(text) || text];
+    const names = [text.slice(text.lastIndexOf("/") + 1) || text];
     const rules = judge.named.candidates(names);
     if (rules.length === 0) continue;
     const program = programNames(text, {

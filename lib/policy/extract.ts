@@ -81,6 +81,7 @@ export function extractCommands(root: SyntaxNode, home: string, via: string[] = 
     stdin: new Map(),
     arithmetic: false,
     quotedCode: [],
+    escapes: /\\[$`]/.test(root.text),
   };
   visit(root, via, state);
   contents.arithmetic = state.arithmetic;
@@ -102,21 +103,17 @@ function isArithmetic(node: SyntaxNode): boolean {
   if (type === "test_operator") return ARITHMETIC_TESTS.has(node.text);
   // `${x:OFFSET:LENGTH}` evaluates OFFSET and LENGTH.
   if (type === "expansion") return /^\$\{[^}]*:[^-=?+]/.test(node.text);
-  if (type === "declaration_command") {
-    // `declare -i n`: later assignments to n are evaluated.
-    return node.namedChildren.some((child) =>
-      child?.type === "word" && /^[-+]\w*i/.test(child.text)
-    );
-  }
-  if (type === "command") {
-    const name = node.childForFieldName("name")?.text;
-    return name === "let" || name === "((";
-  }
-  return false;
+  return false; // `let` and `declare -i` are seen with their words.
 }
 
 /** Quoted or escaped text that holds a substitution (`'a[$(touch m)]'`), as the shell passes it. */
-const QUOTED = new Set(["raw_string", "ansi_c_string", "word", "string"]);
+const QUOTED: Record<string, boolean> = {
+  raw_string: true,
+  ansi_c_string: true,
+  // Double-quoted and plain words hold such text only where the line escapes a `$`.
+  word: false,
+  string: false,
+};
 
 interface State {
   contents: LineContents;
@@ -128,12 +125,15 @@ interface State {
   arithmetic: boolean;
   /** Quoted text holding a substitution the shell does not run as it reads it. */
   quotedCode: { text: string; via: string[] }[];
+  /** The line escapes a `$` or a backquote somewhere (`\$(...)` is text, not a substitution). */
+  escapes: boolean;
 }
 
 function visit(node: SyntaxNode, via: string[], state: State): void {
   const type = node.type;
   if (!state.arithmetic && isArithmetic(node)) state.arithmetic = true;
-  if (QUOTED.has(type) && /[$`]/.test(node.text)) {
+  const quoted = QUOTED[type];
+  if (quoted !== undefined && (quoted || state.escapes) && /[$`]/.test(node.text)) {
     // What the parser reads as a substitution is checked already; text that is not one is kept.
     const text = wordOf(node, state.home).text;
     if (
@@ -163,6 +163,8 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
       if (child.type === "variable_assignment") noteAssignment(child, via, state);
       else words.push(wordOf(child, state.home));
     }
+    // `declare -i n`: later assignments to n are evaluated as arithmetic.
+    if (words.some((w, i) => i > 0 && /^[-+]\w*i/.test(w.text))) state.arithmetic = true;
     state.contents.commands.push({ words, via });
   } else if (type === "variable_assignment") {
     noteAssignment(node, via, state);
@@ -206,6 +208,8 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
   }
   if (words.length > 0) {
     const name = words[0].text;
+    // `let EXPR`, also behind `builtin` or `command`.
+    if (!state.arithmetic && words.some((w) => w.text === "let")) state.arithmetic = true;
     if (!words[0].dynamic && state.functions.includes(name)) {
       state.contents.unknowns.push({
         reason: `the function "${name}" calls itself (the shape of a fork bomb)`,
