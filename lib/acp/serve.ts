@@ -12,6 +12,8 @@ import {
   SAFETY_HELP,
   SAFETY_OPTIONS,
   serviceSafety,
+  SESSION_HELP,
+  SESSION_OPTIONS,
   sessionDefaults,
   startSafety,
 } from "../cli/safety_options.ts";
@@ -40,6 +42,7 @@ Options:
                          refused: read it with line/limit (default: 16777216; config maxReadBytes)
 ${SAFETY_HELP}
 ${answerHelp("refused: serve cannot ask anyone")}
+${SESSION_HELP}
   -h, --help             show this help
 
 Every command (terminal/create, sessions/open, exec, input) and file access
@@ -62,6 +65,7 @@ export async function serveMain(args: string[]): Promise<number> {
     "output-limit": { type: "string" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
+    ...SESSION_OPTIONS,
     "max-read": { type: "string" },
     help: { type: "boolean", short: "h" },
   });

@@ -49,6 +49,7 @@ function defaults(env: Record<string, string>): Record<string, unknown> {
     scrollback: 1000,
     maxSessions: 16,
     idleTimeout: 0,
+    shellStartTimeout: 10,
     readOnly: false,
     outputLimit: 16 * 1024 * 1024,
     "policy.default": DEFAULT_DECISION,

@@ -5,6 +5,7 @@
  */
 
 import { runtime } from "../runtime/mod.ts";
+import { applyFlag } from "../config/config.ts";
 import { openSafety, type Safety, type SafetyFlags } from "../safety/setup.ts";
 import type { Approver, Mode } from "../safety/types.ts";
 import { UsageError } from "./usage.ts";
@@ -22,6 +23,16 @@ export const ANSWER_OPTIONS = {
   yes: { type: "boolean" },
   no: { type: "boolean" },
 } as const;
+
+/** parseArgs definition of `--start-timeout` (modes that open sessions). */
+export const SESSION_OPTIONS = {
+  "start-timeout": { type: "string" },
+} as const;
+
+/** The help lines of {@linkcode SESSION_OPTIONS}. */
+export const SESSION_HELP =
+  `  --start-timeout S      seconds a new session's shell may take to show its first prompt
+                         (its start-up files run first; default: shellStartTimeout, else 10)`;
 
 /** The help lines of the shared options. */
 export const SAFETY_HELP =
@@ -61,6 +72,7 @@ export function safetyFlags(
     policy?: string;
     yes?: boolean;
     no?: boolean;
+    "start-timeout"?: string;
   },
 ): SafetyFlags {
   if (values.policy !== undefined && values.policy !== "off") {
@@ -98,6 +110,19 @@ export async function startSafety(
 ): Promise<Safety & { flags: SafetyFlags }> {
   const flags = safetyFlags(mode, values);
   const safety = openSafety(mode, { flags, cwd: runtime.cwd(), env: runtime.env(), approver });
+  const start = values["start-timeout"];
+  if (start !== undefined) {
+    const seconds = Number(start);
+    if (start.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
+      safety.close();
+      throw new UsageError(
+        `Cannot use --start-timeout ${
+          JSON.stringify(start)
+        } in "${mode}": give a number of seconds above 0, e.g. --start-timeout 60`,
+      );
+    }
+    applyFlag(safety.loaded, "shellStartTimeout", seconds, "--start-timeout");
+  }
   for (const warning of safety.loaded.warnings) {
     await runtime.writeStderr(`termbridge: warning: ${warning}\n`);
   }
@@ -117,6 +142,9 @@ export function sessionDefaults(safety: Safety, cwd?: string) {
     cols: config.cols,
     rows: config.rows,
     scrollback: config.scrollback,
+    startTimeoutMs: config.shellStartTimeout === undefined
+      ? undefined
+      : config.shellStartTimeout * 1000,
     guard: safety.guard,
     limits: safety.limits,
     sandbox: safety.sandbox,

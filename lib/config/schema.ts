@@ -62,6 +62,8 @@ export interface Config {
   maxSessions?: number;
   /** Close sessions unused for this many seconds (MCP); 0 never. */
   idleTimeout?: number;
+  /** Seconds a new session's shell may take to show its first prompt (default 10). */
+  shellStartTimeout?: number;
   /** Offer no tools that send input (MCP). */
   readOnly?: boolean;
   /** Directory to record every session into, as asciicast files (MCP). */
@@ -150,6 +152,7 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
   env: stringMap,
   maxSessions: wholeNumber(1),
   idleTimeout: (v) => typeof v === "number" && v >= 0 ? null : "a number of seconds >= 0",
+  shellStartTimeout: (v) => typeof v === "number" && v > 0 ? null : "a number of seconds > 0",
   readOnly: boolean,
   record: absolutePath,
   outputLimit: wholeNumber(0),

@@ -62,6 +62,7 @@ export function tightens(name: string, value: unknown, current: unknown, home: s
     case "rows":
     case "scrollback":
     case "idleTimeout":
+    case "shellStartTimeout":
     case "mcpResultLimit":
       return true; // Display and housekeeping: nothing runs, nothing widens.
     case "readOnly":

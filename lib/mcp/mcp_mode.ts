@@ -11,6 +11,8 @@ import {
   answerHelp,
   SAFETY_HELP,
   SAFETY_OPTIONS,
+  SESSION_HELP,
+  SESSION_OPTIONS,
   sessionDefaults,
   startSafety,
 } from "../cli/safety_options.ts";
@@ -50,6 +52,7 @@ Options:
   --result-limit BYTES   most text one tool result carries (default 100000, at least 1024)
 ${SAFETY_HELP}
 ${answerHelp("asked through MCP elicitation when the client supports it, else refused")}
+${SESSION_HELP}
   --server               use the session server's sessions, which outlive this process
                          ("termbridge mcp --server --help" for its options)
   -h, --help             show this help
@@ -76,6 +79,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     "result-limit": { type: "string" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
+    ...SESSION_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {

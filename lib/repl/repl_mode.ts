@@ -28,6 +28,8 @@ import {
   answerHelp,
   SAFETY_HELP,
   SAFETY_OPTIONS,
+  SESSION_HELP,
+  SESSION_OPTIONS,
   sessionDefaults,
   startSafety,
   underShortOptions,
@@ -54,6 +56,7 @@ Options:
                          choose the server
 ${underShortOptions(SAFETY_HELP)}
 ${underShortOptions(answerHelp("asked with a y/n prompt on a terminal, else refused"))}
+${underShortOptions(SESSION_HELP)}
   -h, --help             show this help
 
 Tab completes commands, options, session names and key names; Ctrl+R searches
@@ -83,6 +86,7 @@ function parseOptions(args: string[]): ReplOptions | "help" {
     "no-history": { type: "boolean" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
+    ...SESSION_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) return "help";

@@ -13,6 +13,8 @@ import {
   answerHelp,
   SAFETY_HELP,
   SAFETY_OPTIONS,
+  SESSION_HELP,
+  SESSION_OPTIONS,
   sessionDefaults,
   startSafety,
   underShortOptions,
@@ -51,6 +53,7 @@ Options:
                          stay open at the end; -L NAME or --socket PATH choose the server
 ${underShortOptions(SAFETY_HELP)}
 ${underShortOptions(answerHelp("refused: a script cannot ask anyone"))}
+${underShortOptions(SESSION_HELP)}
   -h, --help             show this help
 
 A command the policy refuses fails its line (FILE:LINE and the rule).
@@ -101,6 +104,7 @@ function parseOptions(args: string[]): RunOptions | "help" {
     trace: { type: "boolean", short: "x" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
+    ...SESSION_OPTIONS,
     help: { type: "boolean", short: "h" },
   }, true);
   if (values.help) return "help";

@@ -16,6 +16,8 @@ import {
   answerHelp,
   SAFETY_HELP,
   SAFETY_OPTIONS,
+  SESSION_HELP,
+  SESSION_OPTIONS,
   sessionDefaults,
   startSafety,
 } from "../cli/safety_options.ts";
@@ -54,6 +56,7 @@ Options:
   --exit-empty           stop once the last session is closed
 ${SAFETY_HELP}
 ${answerHelp("refused: the server has nobody to ask")}
+${SESSION_HELP}
   -h, --help             show this help
 `;
 
@@ -78,6 +81,7 @@ export async function serverMain(args: string[]): Promise<number> {
     "exit-empty": { type: "boolean" },
     ...SAFETY_OPTIONS,
     ...ANSWER_OPTIONS,
+    ...SESSION_OPTIONS,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {

@@ -37,6 +37,8 @@ export interface SessionDefaults {
   onLimit?: (session: string, hit: LimitHit) => void;
   /** Policy, approvals and audit of every session's program, exec and input. */
   guard?: Guard;
+  /** Milliseconds a new session's shell may take to show its first prompt. */
+  startTimeoutMs?: number;
 }
 
 const NAME = /^[A-Za-z0-9_.:-]{1,64}$/;

@@ -13,7 +13,8 @@ import { Guard } from "../safety/guard.ts";
 import { isKeyName } from "../terminal/keys.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
-import { SessionBusyError } from "./errors.ts";
+import { SessionBusyError, SessionStartError } from "./errors.ts";
+import { WaitTimeoutError } from "../terminal/errors.ts";
 import { CastRecorder, checkRecordTarget } from "./recorder.ts";
 import { type IntegratedShell, integrateShell, supportsLineChecks } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
@@ -54,6 +55,11 @@ export interface SessionOptions {
   lineCheck?: TypedLineCheck;
   /** Policy, approvals and audit of the program, `exec` and `input` (default: none). */
   guard?: Guard;
+  /**
+   * How long a shell may take to show its first prompt (its start-up files
+   * run first), in milliseconds; default {@linkcode FIRST_PROMPT_MS}.
+   */
+  startTimeoutMs?: number;
 }
 
 /** What `exec` and `input` report. */
@@ -96,8 +102,10 @@ export interface SessionInfo {
 
 /** How long a fallback exec waits for the screen to settle. */
 const SETTLE_MS = 400;
-/** How long opening waits for a shell's first prompt. */
-const FIRST_PROMPT_MS = 10_000;
+/** How long opening waits for a shell's first prompt by default (`shellStartTimeout`). */
+export const FIRST_PROMPT_MS = 10_000;
+/** How long a shell that showed no prompt in time gets after SIGHUP (and SIGTERM) to run its traps. */
+const HANG_UP_GRACE_MS = 2000;
 
 /** Returns the user's shell: `$SHELL`, else bash, else sh. */
 export function defaultShell(env: Record<string, string>): string {
@@ -238,17 +246,24 @@ export class Session {
         })
       );
     }
+    const startMs = options.startTimeoutMs ?? FIRST_PROMPT_MS;
     try {
       if (session.integration === "shell") {
         await session.terminal.waitFor(
           () => session.#shell.atPrompt || session.terminal.exitStatus !== null || undefined,
           "the shell's first prompt",
-          FIRST_PROMPT_MS,
+          startMs,
         );
       } else {
-        await idleFor(session.terminal, SETTLE_MS, FIRST_PROMPT_MS);
+        await idleFor(session.terminal, SETTLE_MS, startMs);
       }
     } catch (error) {
+      if (error instanceof WaitTimeoutError && session.integration === "shell") {
+        // Killed mid-rc a shell could leave locks behind (pyenv's rehash): hang it up instead.
+        await session.terminal.hangUp(HANG_UP_GRACE_MS);
+        await session.close();
+        throw slowStart(options.name, program[0], startMs, error.screen);
+      }
       await session.close();
       throw error;
     }
@@ -790,6 +805,21 @@ function redrawnRange(
     if (held[lineStart + i] !== held[redrawStart + i]) return undefined;
   }
   return { from: first + redrawStart, to: first + redrawStart + length };
+}
+
+/** The error of a shell that showed no prompt within `ms`: what to check, and how. */
+function slowStart(name: string, program: string, ms: number, screen: string): SessionStartError {
+  const shell = basename(program);
+  const skip = shell === "zsh" ? `${shell} --no-rcs` : `${shell} --norc`;
+  return new SessionStartError(
+    `Cannot open session ${JSON.stringify(name)}: ${shell} showed no prompt within ${
+      ms / 1000
+    } s, so it was hung up: its start-up files (~/.${shell}rc and what they run) are the likely cause; ` +
+      `time them with "${shell} -ic exit", open the session without them ("${skip}" as its program), ` +
+      `or allow longer with --start-timeout SECONDS or the config key shellStartTimeout; ` +
+      `the screen showed:\n${screen}`,
+    screen,
+  );
 }
 
 /** The client a typed line is attributed to: the session's last writer. */

@@ -427,6 +427,23 @@ export class Terminal {
   }
 
   /**
+   * Hangs the program up as closing a terminal window does, giving it time to
+   * run its traps (a shell stopped in its start-up files removes its lock
+   * files): SIGHUP, then SIGTERM after `graceMs`, then SIGKILL after
+   * `graceMs` more, each to every process group of the terminal's session.
+   */
+  async hangUp(graceMs: number = TERMINAL_DEFAULTS.killGraceMs): Promise<ExitStatus> {
+    if (this.#exitStatus !== null) return this.#exitStatus;
+    this.#killedByUs = true;
+    for (const signal of ["SIGHUP", "SIGTERM"]) {
+      this.signal(signal);
+      const status = await settleWithin(this.#exited, graceMs);
+      if (status !== undefined) return status;
+    }
+    return await this.kill("SIGKILL");
+  }
+
+  /**
    * Waits until `check` returns a value other than undefined, testing after
    * every output chunk and at exit (never on a polling timer).
    * @throws {WaitTimeoutError} with the screen it saw
