@@ -20,7 +20,7 @@ export interface ExitInfo {
    * The status of the tool call that ran it, for a `_meta` terminal whose
    * exit the agent never reported (neither code nor signal known).
    */
-  status?: "completed" | "failed";
+  status?: "completed" | "failed" | "unreported";
 }
 
 /** Most lines of a diff shown before "... N more lines". */
@@ -42,6 +42,9 @@ export function formatExit(exit: ExitInfo): string {
   const took = exit.durationMs === undefined ? undefined : formatDuration(exit.durationMs);
   if (exit.exitCode !== null) return `exit ${exit.exitCode}${took ? ` in ${took}` : ""}`;
   if (exit.signal !== null) return `killed by ${exit.signal}${took ? ` after ${took}` : ""}`;
+  if (exit.status === "unreported") {
+    return `no exit reported: the agent stopped${took ? ` after ${took}` : ""}`;
+  }
   return `${exit.status ?? "ended"}${took ? ` after ${took}` : ""}`;
 }
 

@@ -6,6 +6,7 @@
  */
 
 import type * as acp from "@agentclientprotocol/sdk";
+import { AgentTerminalEvents } from "./agent_terminal_events.ts";
 import type { TerminalEvent } from "../../service/terminal_service.ts";
 import type { Terminal } from "../../terminal/terminal.ts";
 import type { ConversationEvent, PermissionDecision, Renderer, RenderTarget } from "./types.ts";
@@ -29,6 +30,9 @@ const decoder = new TextDecoder();
  * - `{"type":"terminal_output","terminalId","sessionId","data"}`: output as
  *   it arrives (plain text, append-only; `dropped` counts bytes the output
  *   limit dropped before they could be sent);
+ * - `{"type":"agent_terminal","event":"started"|"exited","sessionId","toolCallId","terminalId","command","cwd",...}`:
+ *   a command an agent runs itself (its `_meta` terminal); `exited` has
+ *   `exitCode`, `signal` and `status` (`unreported` when the run ended first);
  * - `{"type":"permission",...}`: the decision, with the chosen `optionId`;
  * - `{"type":"file_read","sessionId","path","line"?,"limit"?,"lines","bytes"}` (or `error`)
  *   and `{"type":"file_written","sessionId","path","bytes"}` (or `error`): each
@@ -45,6 +49,7 @@ const decoder = new TextDecoder();
 export class JsonRenderer implements Renderer {
   readonly #target: RenderTarget;
   readonly #follows = new Map<string, Follow>();
+  readonly #agentTerminals = new AgentTerminalEvents((event) => this.#emit({ ...event }));
   #closed = false;
 
   /** @param target Where the lines go (stdout). */
@@ -61,6 +66,7 @@ export class JsonRenderer implements Renderer {
       update: notification?.update,
       ...(meta === undefined || meta === null ? {} : { _meta: meta }),
     });
+    this.#agentTerminals.update(notification);
   }
 
   terminal(event: TerminalEvent): void {
@@ -123,6 +129,7 @@ export class JsonRenderer implements Renderer {
         this.#drain(id);
         this.#unfollow(id);
       }
+      this.#agentTerminals.close();
       this.#closed = true;
     }
     return Promise.resolve();

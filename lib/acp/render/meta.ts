@@ -113,3 +113,24 @@ export function exitCodeInText(text: string): number | undefined {
   const match = text.match(EXIT_CODE_TEXT);
   return match === null ? undefined : Number(match[1]);
 }
+
+/**
+ * A command as people read it: the line; an argv's words, quoted where
+ * needed; a shell's `-c`/`-lc` line shown as the line itself (codex-acp
+ * reports `["/bin/bash", "-lc", "make"]`).
+ * @example
+ * ```ts
+ * commandText({ argv: ["/bin/bash", "-lc", "echo hi"] }); // "echo hi"
+ * ```
+ */
+export function commandText(command: { line?: string; argv?: string[] }): string {
+  if (command.line !== undefined) return command.line;
+  const argv = command.argv ?? [];
+  if (
+    argv.length === 3 && /(^|\/)(ba|z|da|k)?sh$/.test(argv[0]) && /^-l?c$|^-cl$/.test(argv[1])
+  ) {
+    return argv[2];
+  }
+  return argv.map((a) => /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)
+    .join(" ");
+}

@@ -97,8 +97,8 @@ export class PlainRenderer implements Renderer {
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#board.close(); // Ends the cards of terminals whose end the agent never reported.
       this.#terminals.close();
-      this.#board.close();
       this.#output.finish();
     }
     return Promise.resolve();

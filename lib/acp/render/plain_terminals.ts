@@ -25,6 +25,8 @@ interface Feed {
   /** Strips control sequences from `_meta` output (a live terminal's text log has none). */
   plain?: PlainTextStream;
   exited: boolean;
+  /** The header waits for a `_meta` terminal's command (claude-agent-acp names it a moment later). */
+  headerPending: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -59,14 +61,37 @@ export class PlainTerminals implements TerminalDisplay {
       lines: new LineSplitter(),
       plain: shown.terminal === undefined ? new PlainTextStream() : undefined,
       exited: false,
+      headerPending: shown.terminal === undefined && shown.command === undefined,
     });
+    if (shown.terminal !== undefined || shown.command !== undefined) this.#header(shown);
+  }
+
+  named(shown: ShownTerminal): void {
+    const feed = this.#feeds.get(shown.id);
+    if (feed === undefined || !feed.headerPending || shown.command === undefined) return;
+    feed.headerPending = false;
+    this.#header(shown);
+  }
+
+  #header(shown: ShownTerminal): void {
     const command = shown.command === undefined ? "" : ` $ ${sanitize(shown.command)}`;
-    this.#write([`  ${this.#style.cyan("┌")} ${this.#name(shown)}${this.#style.dim(command)}`]);
+    const cwd = shown.cwd === undefined ? "" : `  in ${sanitize(shown.cwd)}`;
+    this.#write([
+      `  ${this.#style.cyan("┌")} ${this.#name(shown)}${this.#style.dim(command + cwd)}`,
+    ]);
+  }
+
+  /** Writes a pending header before anything else of its terminal. */
+  #headerFirst(feed: Feed): void {
+    if (!feed.headerPending) return;
+    feed.headerPending = false;
+    this.#header(feed.shown);
   }
 
   output(shown: ShownTerminal, data?: string): void {
     const feed = this.#feeds.get(shown.id);
     if (feed === undefined) return;
+    this.#headerFirst(feed);
     const shownLines: string[] = [];
     let text: string;
     if (data === undefined) {
@@ -81,6 +106,7 @@ export class PlainTerminals implements TerminalDisplay {
   exit(shown: ShownTerminal, exit: ExitInfo): void {
     const feed = this.#feeds.get(shown.id);
     if (feed === undefined || feed.exited) return;
+    this.#headerFirst(feed);
     if (shown.terminal !== undefined) this.output(shown); // Anything not yet seen.
     feed.exited = true;
     const paint = succeeded(exit) ? this.#style.green : this.#style.red;
@@ -106,6 +132,7 @@ export class PlainTerminals implements TerminalDisplay {
   close(): void {
     for (const feed of this.#feeds.values()) {
       if (feed.exited) continue;
+      this.#headerFirst(feed);
       if (feed.shown.terminal !== undefined) this.output(feed.shown);
       const name = this.#name(feed.shown);
       this.#write([

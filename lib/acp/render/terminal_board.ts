@@ -22,10 +22,12 @@ export const EMBED_WAIT_MS = 200;
 export interface ShownTerminal {
   /** The terminal id (as the agent knows it). */
   readonly id: string;
-  /** Short name of the tool call that embedded it. */
-  readonly label: string;
-  /** The command line, when known. */
-  readonly command?: string;
+  /** Short name of the tool call that embedded it (a `_meta` terminal's follows its tool call's title). */
+  label: string;
+  /** The command line, when known (a `_meta` terminal's may become known later). */
+  command?: string;
+  /** The directory it runs in, when the agent says (`terminal_info.cwd`). */
+  cwd?: string;
   /** The live terminal, readable until `release`; undefined for `_meta` terminals. */
   terminal?: Terminal;
 }
@@ -41,6 +43,8 @@ export interface TerminalDisplay {
   output(shown: ShownTerminal, data?: string): void;
   /** The program ended; called at most once per terminal. */
   exit(shown: ShownTerminal, exit: ExitInfo): void;
+  /** A `_meta` terminal's label, command or cwd became known or changed. */
+  named(shown: ShownTerminal): void;
   /** The terminal was released: `shown.terminal` must not be read any more. */
   release(shown: ShownTerminal): void;
   /**
@@ -68,6 +72,7 @@ interface Entry {
   briefed?: boolean;
   /** The tool call a `_meta` terminal belongs to. */
   toolCallId?: string;
+  cwd?: string;
 }
 
 /** Merges terminal events, embeddings and `_meta` extensions into display calls. */
@@ -131,9 +136,13 @@ export class TerminalBoard {
     const entry = this.#entry(this.#meta, event.terminalId, true);
     entry.label ??= label;
     entry.toolCallId ??= toolCallId;
+    if (event.kind === "info" && event.cwd !== undefined) entry.cwd = event.cwd;
     if (entry.shown === undefined) this.#show(entry);
     const shown = entry.shown!;
-    if (event.kind === "output") {
+    if (event.kind === "info" && event.cwd !== undefined && shown.cwd !== event.cwd) {
+      shown.cwd = event.cwd;
+      this.#display.named(shown);
+    } else if (event.kind === "output") {
       this.#display.output(shown, event.data);
     } else if (event.kind === "exit" && entry.exit === undefined) {
       entry.exit = {
@@ -142,6 +151,27 @@ export class TerminalBoard {
         durationMs: performance.now() - entry.startedAt,
       };
       this.#display.exit(shown, entry.exit);
+    }
+  }
+
+  /**
+   * Tool call `toolCallId` is now called `label` and runs `command` (known
+   * from a later `tool_call_update`'s `rawInput` or title): its `_meta`
+   * terminals are renamed.
+   */
+  describe(toolCallId: string, label: string, command: string | undefined): void {
+    if (this.#closed) return;
+    for (const entry of this.#meta.values()) {
+      if (entry.toolCallId !== toolCallId) continue;
+      const shown = entry.shown;
+      entry.label = label;
+      entry.command = command ?? entry.command;
+      if (shown === undefined || (shown.label === label && shown.command === entry.command)) {
+        continue;
+      }
+      shown.label = label;
+      if (entry.command !== undefined) shown.command = entry.command;
+      this.#display.named(shown);
     }
   }
 
@@ -164,8 +194,22 @@ export class TerminalBoard {
     }
   }
 
-  /** Stops following every terminal; later calls are ignored. */
+  /**
+   * Stops following every terminal; later calls are ignored. A `_meta`
+   * terminal whose end the agent never reported ends now, saying so: the
+   * agent is gone (or stopped), and its card must not claim it still runs.
+   */
   close(): void {
+    for (const entry of this.#meta.values()) {
+      if (entry.exit !== undefined || entry.shown === undefined) continue;
+      entry.exit = {
+        exitCode: null,
+        signal: null,
+        status: "unreported",
+        durationMs: performance.now() - entry.startedAt,
+      };
+      this.#display.exit(entry.shown, entry.exit);
+    }
     this.#closed = true;
     for (const entry of this.#service.values()) {
       clearTimeout(entry.briefTimer);
@@ -208,6 +252,7 @@ export class TerminalBoard {
       label: entry.label ?? entry.id,
       terminal,
       ...(entry.command === undefined ? {} : { command: entry.command }),
+      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
     };
     entry.shown = shown;
     this.#display.open(shown);

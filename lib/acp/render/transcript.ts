@@ -17,7 +17,8 @@ import {
   formatToolText,
   type ToolCallSummary,
 } from "./format.ts";
-import { exitCodeInText, readTerminalMeta, type TerminalMeta } from "./meta.ts";
+import { commandText, exitCodeInText, readTerminalMeta, type TerminalMeta } from "./meta.ts";
+import { commandOf } from "../tool_intent.ts";
 import type { StreamKind, TranscriptOutput } from "./stream_formatter.ts";
 import type { Style } from "./style.ts";
 import { label, sanitize } from "./text.ts";
@@ -28,9 +29,12 @@ export interface TerminalSink {
   embed(terminalId: string, label: string): void;
   meta(event: TerminalMeta, label: string, toolCallId: string): void;
   toolCallEnded(toolCallId: string, status: "completed" | "failed", exitCode?: number): void;
+  describe(toolCallId: string, label: string, command: string | undefined): void;
 }
 
 interface CallState extends ToolCallSummary {
+  /** The command its `rawInput` names, as text. */
+  command?: string;
   /** Hashes of the content items already printed (content is resent with each update). */
   printed: Set<number>;
   locations: string;
@@ -180,6 +184,9 @@ export class Transcript {
     const name = label(call.title);
     for (const terminalId of embedded) this.#terminals.embed(terminalId, name);
     for (const meta of readTerminalMeta(update._meta, id)) this.#terminals.meta(meta, name, id);
+    const command = commandOf(record(update.rawInput));
+    if (command !== undefined) call.command = commandText(command);
+    if (command !== undefined || changed) this.#terminals.describe(id, name, call.command);
     if (call.status === "completed" || call.status === "failed") {
       const code = this.#exitCodeIn(update.content);
       this.#terminals.toolCallEnded(id, call.status, code);

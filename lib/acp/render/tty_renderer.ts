@@ -107,8 +107,8 @@ export class TtyRenderer implements Renderer {
       this.#closed = true;
       clearTimeout(this.#timer);
       this.#timer = undefined;
+      this.#board.close(); // Ends the cards of terminals whose end the agent never reported.
       this.#terminals.close();
-      this.#board.close();
       this.#output.finish();
     }
     return Promise.resolve();

@@ -112,6 +112,13 @@ export class LiveTerminals implements TerminalDisplay {
     this.#output.commit(this.#card(region, paint, formatExit(exit)), this.#rows());
   }
 
+  named(shown: ShownTerminal): void {
+    const region = this.#regions.get(shown.id);
+    if (region === undefined) return;
+    region.dirty = true;
+    this.#schedule();
+  }
+
   release(_shown: ShownTerminal): void {
     // The region collapsed at exit, which the board reports before release.
   }
@@ -183,6 +190,7 @@ export class LiveTerminals implements TerminalDisplay {
       ["┌ ", this.#style.cyan],
       [`[${shown.label}]`, this.#style.bold],
       [shown.command === undefined ? "" : ` $ ${sanitize(shown.command)}`, this.#style.dim],
+      [shown.cwd === undefined ? "" : `  in ${sanitize(shown.cwd)}`, this.#style.dim],
     ]);
   }
 

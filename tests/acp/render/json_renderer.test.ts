@@ -27,11 +27,69 @@ describe("json renderer", () => {
       const renderer = new JsonRenderer(target);
       renderer.update(notification);
       await renderer.close();
-      assert.deepEqual(objects(target.text), [
-        { type: "update", sessionId: "s", update: notification.update },
-      ]);
+      assert.deepEqual(
+        objects(target.text).filter((o) => o.type === "update"),
+        [{ type: "update", sessionId: "s", update: notification.update }],
+      );
     });
   }
+
+  it("json renderer: an agent's own terminal is named by its later rawInput, with its cwd and the exit its text states", async () => {
+    const target = collect();
+    const renderer = new JsonRenderer(target);
+    renderer.update(note({
+      sessionUpdate: "tool_call",
+      toolCallId: "c",
+      title: "Terminal",
+      kind: "execute",
+      rawInput: {},
+      _meta: { terminal_info: { terminal_id: "c", cwd: "/w" } },
+    }));
+    renderer.update(note({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c",
+      rawInput: { command: "make test" },
+    }));
+    renderer.update(note({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c",
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "Exit code 3\nboom" } }],
+    }));
+    renderer.update(note({
+      sessionUpdate: "tool_call",
+      toolCallId: "d",
+      kind: "execute",
+      rawInput: { command: ["/bin/bash", "-lc", "sleep 9"] },
+      status: "in_progress",
+      _meta: { terminal_info: { terminal_id: "d" } },
+    }));
+    await renderer.close();
+    const base = { type: "agent_terminal", sessionId: "s", toolCallId: "c", terminalId: "c" };
+    assert.deepEqual(objects(target.text).filter((o) => o.type === "agent_terminal"), [
+      { ...base, event: "started", command: "make test", cwd: "/w" },
+      {
+        ...base,
+        event: "exited",
+        command: "make test",
+        cwd: "/w",
+        exitCode: 3,
+        signal: null,
+        status: "failed",
+      },
+      { ...base, toolCallId: "d", terminalId: "d", event: "started", command: "sleep 9" },
+      {
+        ...base,
+        toolCallId: "d",
+        terminalId: "d",
+        event: "exited",
+        command: "sleep 9",
+        exitCode: null,
+        signal: null,
+        status: "unreported",
+      },
+    ]);
+  });
 
   it("json renderer: permission decisions carry the chosen optionId", async () => {
     const target = collect();

@@ -170,8 +170,50 @@ const cases: { name: string; feed: (r: Renderer) => void; expected: string }[] =
         },
       }));
     },
-    expected: "● Run ls (execute) running\n  ┌ [Run ls]\n  │ [Run ls] a\n  │ [Run ls] bc!\n" +
+    expected:
+      "● Run ls (execute) running\n  ┌ [Run ls]  in /tmp\n  │ [Run ls] a\n  │ [Run ls] bc!\n" +
       "● Run ls (execute) completed\n  │ [Run ls] tail\n  └ [Run ls] exit 2 in N.Ns\n",
+  },
+  {
+    name:
+      "an agent's own terminal is named by its later rawInput and ends with the exit its text states",
+    feed: (r) => {
+      r.update(note({
+        sessionUpdate: "tool_call",
+        toolCallId: "k",
+        title: "Terminal",
+        kind: "execute",
+        status: "pending",
+        rawInput: {},
+        _meta: { terminal_info: { terminal_id: "k" } },
+      }));
+      r.update(note({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "k",
+        title: "make test",
+        rawInput: { command: "make test" },
+      }));
+      r.update(note({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "k",
+        status: "failed",
+        content: [{ type: "content", content: { type: "text", text: "Exit code 3" } }],
+      }));
+      r.update(note({
+        sessionUpdate: "tool_call",
+        toolCallId: "z",
+        title: "sleep 9",
+        kind: "execute",
+        status: "in_progress",
+        rawInput: { command: ["/bin/bash", "-lc", "sleep 9"] },
+        _meta: { terminal_info: { terminal_id: "z", cwd: "/w" } },
+      }));
+    },
+    expected: "● Terminal (execute) pending\n● make test (execute) pending\n" +
+      "  ┌ [make test] $ make test\n● make test (execute) failed\n" +
+      "    Exit code 3\n  └ [make test] exit 3 in N.Ns\n" +
+      "● sleep 9 (execute) running\n  ┌ [sleep 9] $ sleep 9  in /w\n" +
+      "  └ [sleep 9] no exit reported: the agent stopped after N.Ns\n",
   },
   {
     name: "a permission decision names the option and who chose it",
