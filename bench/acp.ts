@@ -8,7 +8,10 @@
  *    to `true` spawned directly in a PTY (goal: p50 within 1.5 ms of it);
  * 2. throughput of `cat FILE` with `outputByteLimit` 1 MiB, polled with
  *    `terminal/output` every 200 ms, next to the raw PTY read rate (goal:
- *    >= 70% of it), with serve's RSS and checks of the truncated output.
+ *    >= 70% of it), with serve's RSS and checks of the truncated output;
+ * 3. the policy check + audit of an agent's `session/request_permission`
+ *    (as `termbridge acp` answers one), in this process, beside the plain
+ *    `--yes` answer (goal: under 1 ms p50 added).
  *
  * Run from the repository root, on either runtime:
  *
@@ -32,6 +35,7 @@ import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { runtime } from "../lib/runtime/mod.ts";
 import { latencySection } from "./_acp_latency.ts";
+import { permissionSection } from "./_acp_permission.ts";
 import { throughputSection } from "./_acp_throughput.ts";
 import { type ServePreference, startServe } from "./_acp_serve.ts";
 import { removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
@@ -97,6 +101,11 @@ async function run(config: ReturnType<typeof readConfig>) {
         rows.push(...failedRow("acp throughput", error));
       }
     });
+    try {
+      rows.push(...await permissionSection(config));
+    } catch (error) {
+      rows.push(...failedRow("permission", error));
+    }
   } finally {
     stopped = await serve.stop();
     if (dir !== undefined) removeFloodFiles(dir);
