@@ -50,6 +50,9 @@ export interface AnalysisContext {
 const DESCRIPTOR =
   /^\/(dev\/fd\/|dev\/std(in|out|err)$|proc\/[^/]+\/(fd|map_files)\/|proc\/[^/]+\/exe$)/;
 
+/** Quoted text shaped as an array subscript holding a substitution (`a[$(cmd)]`). */
+const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
+
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
 
@@ -170,11 +173,14 @@ class Analyser {
    * After the whole line: when it evaluates arithmetic anywhere, bash runs the
    * substitutions in an array subscript of the text it evaluates
    * (`x='a[$(touch m)]'; echo $((x))`, `let 'a[$(touch m)]'`), so every quoted
-   * text holding one is checked as run.
+   * text holding one is checked as run. Text shaped as a subscript holding a
+   * substitution is checked always: bash evaluates a subscript wherever a
+   * variable name is taken (`unset`, `[[ -v ]]`, `read`, `printf -v`, `declare`).
    */
   finish(): void {
-    if (!this.#arithmetic) return;
-    const quoted = this.#quoted.splice(0);
+    const quoted = this.#quoted.splice(0).filter(({ text }) =>
+      this.#arithmetic || SUBSCRIPT.test(text)
+    );
     for (const { text, via, depth } of quoted) {
       this.line(`: ${text}`, [...via, "arithmetic evaluation"], depth + 1);
     }

@@ -151,10 +151,11 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     if (seen.has("e") || seen.has("edit") || seen.has("l") || seen.has("list")) return [];
     if (seen.has("v") || seen.has("k") || seen.has("K")) return argv(words, index, name);
     const start = skipAssignments(words, index);
+    const code = words.slice(index, start).flatMap((w) => environmentCode(w, name));
     if ((seen.has("s") || seen.has("i")) && start >= words.length) {
-      return [{ kind: "stdin", via: `${name} -${seen.has("s") ? "s" : "i"}` }];
+      return [...code, { kind: "stdin", via: `${name} -${seen.has("s") ? "s" : "i"}` }];
     }
-    return argv(words, start, name);
+    return [...code, ...argv(words, start, name)];
   },
   doas(words, name) {
     const { index, seen } = skipOptions(words, 1, { values: "uC" });
@@ -360,21 +361,6 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const appended = /\{\d*[./#%]*\}/.test(joined) ? "" : ' "$argument"';
     const text = { text: joined + appended, dynamic: command.some((w) => w.dynamic) };
     return [{ kind: "script", text, via: name }];
-  },
-  find(words, name) {
-    const found: Inner[] = [];
-    for (let i = 1; i < words.length; i++) {
-      const action = words[i].text;
-      if (!["-exec", "-execdir", "-ok", "-okdir"].includes(action)) continue;
-      let end = i + 1;
-      while (end < words.length && words[end].text !== ";" && words[end].text !== "+") end++;
-      const inner = words.slice(i + 1, end).map((w) =>
-        w.text === "{}" ? { text: "{}", dynamic: true } : w
-      );
-      if (inner.length > 0) found.push({ kind: "argv", words: inner, via: `${name} ${action}` });
-      i = end;
-    }
-    return found;
   },
 };
 

@@ -2,7 +2,7 @@
  * More programs that run the program named in their arguments: privilege and
  * personality changers (`setpriv`, `setarch`, `linux32`, `choom`, `capsh`,
  * `sg`), loggers and agents (`logsave`, `ssh-agent`), proxies (`torsocks`,
- * `proxychains`), and the dynamic loader run as a program. Each says where
+ * `proxychains`), `find -exec`, and the dynamic loader run as a program. Each says where
  * its program begins, as `wrappers.ts` does for the common ones.
  * @module
  */
@@ -87,6 +87,21 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
     };
     return [{ kind: "argv", words: [program, ...words.slice(at + 1)], via: `${name} --` }];
   },
+  find(words, name) {
+    const found: Inner[] = [];
+    for (let i = 1; i < words.length; i++) {
+      const action = words[i].text;
+      if (!["-exec", "-execdir", "-ok", "-okdir"].includes(action)) continue;
+      let end = i + 1;
+      while (end < words.length && words[end].text !== ";" && words[end].text !== "+") end++;
+      const inner = words.slice(i + 1, end).map((w) =>
+        w.text === "{}" ? { text: "{}", dynamic: true } : w
+      );
+      if (inner.length > 0) found.push({ kind: "argv", words: inner, via: `${name} ${action}` });
+      i = end;
+    }
+    return found;
+  },
   "dbus-run-session": (words, name) =>
     argv(words, skipOptions(words, 1, { longValues: ["config-file", "dbus-daemon"] }).index, name),
   torsocks: (words, name) =>
@@ -144,9 +159,10 @@ export function loader(words: Word[], name: string): Inner[] {
 
 /** Whether a program's name is the dynamic loader's. */
 export function isLoader(program: string): boolean {
-  return /^(ld-linux[^/]*\.so(\.\d+)*|ld(64)?\.so(\.\d+)*|ld-musl-[^/]*\.so(\.\d+)*)$/.test(
-    program,
-  );
+  return /^(ld-linux[^/]*\.so(\.\d+)*|ld(64)?\.so(\.\d+)*|ld-musl-[^/]*\.so(\.\d+)*|ld-\d+(\.\d+)*\.so)$/
+    .test(
+      program,
+    );
 }
 
 /**

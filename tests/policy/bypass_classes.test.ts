@@ -53,6 +53,16 @@ const DENIED: [string, string][] = [
   ["an exported function", `env 'BASH_FUNC_ls%%=() { touch "$@"; }' bash -c 'ls m'`],
   ["an exported function, old style", "env 'BASH_FUNC_ls()=() { touch m; }' bash -c ls"],
   ["env with an odd assignment first", "env a-b=1 touch m"],
+  ["an exported function through sudo", "sudo 'BASH_FUNC_ls%%=() { touch m; }' bash -c ls"],
+  ["the loader by its versioned name", "ld-2.31.so touch m"],
+  ["an escaped subscript in arithmetic", "x=a[\\$\\(touch\\ m\\)]; echo $((x))"],
+  ["read, then arithmetic", "read x <<< 'a[$(touch m)]'; echo $((x))"],
+  ["a substring offset", "x='a[$(touch m)]'; : ${y:x}"],
+  ["an assignment's subscript", "x='a[$(touch m)]'; arr[x]=1"],
+  ["unset of a subscript", "unset 'a[$(touch m)]'"],
+  ["[[ -v ]] of a subscript", "[[ -v 'a[$(touch m)]' ]]"],
+  ["printf -v into a subscript", "printf -v 'a[`touch m`]' x"],
+  ["arithmetic inside bash -c", `bash -c "x='a[\$(touch m)]'; echo \$((x))"`],
 ];
 
 describe("policy: programs reached another way are denied", () => {
