@@ -113,7 +113,7 @@ export class TerminalService {
   readonly #entries = new Map<string, Entry>();
   /** Released ids and the session each belonged to: a second release of one succeeds. */
   readonly #released = new Map<string, string>();
-  /** Ids handed out whose command the guard is still checking. */
+  /** Ids handed out whose terminal is not registered yet (being checked, sandboxed, spawned). */
   readonly #creating = new Map<string, Promise<unknown>>();
   /** The guard every command and file access of this service goes through. */
   readonly guard: Guard;
@@ -200,47 +200,20 @@ export class TerminalService {
     const limit = this.#outputLimit(request.outputByteLimit);
     const id = `term-${this.#nextId++}`;
     const actor = this.guard.actor({ session: request.sessionId, terminal: id });
-    // `args: []` runs `command` as a line (planCommand): it is checked as one.
-    const args = request.args?.length ? request.args : undefined;
-    const checked = this.guard.checkCommand(
-      {
-        origin: "create",
-        ...(args === undefined ? { line: request.command } : { argv: [request.command, ...args] }),
-        cwd,
-        env,
-        envNames: (request.env ?? []).map((e) => e.name),
-      },
-      actor,
-      signal,
-    );
-    this.#creating.set(id, checked);
+    // Until the terminal is registered (the check, then the sandbox's set-up, then the spawn),
+    // a request naming the id waits for it (settled): a client that pipelines requests after
+    // create, with the id it can predict, finds the terminal.
+    let registered!: () => void;
+    this.#creating.set(id, new Promise<void>((resolve) => registered = resolve));
+    let started: { terminal: Terminal; plan: CommandPlan; giveBack: () => void };
     try {
-      await checked;
-    } finally {
-      this.#creating.delete(id);
-    }
-    const plan: CommandPlan = planCommand(request.command, args, { env, cwd });
-    const giveBack = this.#budget.take("the command");
-    let terminal: Terminal;
-    try {
-      const sandbox = await sandboxPrefix(this.#options.sandbox, cwd, env) ?? undefined;
-      terminal = Terminal.spawn({
-        argv: plan.argv,
-        cwd,
-        env,
-        cols: this.#options.cols,
-        rows: this.#options.rows,
-        outputLimit: limit,
-        screen: "lazy",
-        // Nothing can type into an agent's command: reading stdin gives end of file.
-        stdin: "null",
-        sandbox,
-        limits: this.#options.limits,
-      });
+      started = await this.#start(request, { actor, cwd, env, limit }, signal);
     } catch (error) {
-      giveBack();
+      this.#creating.delete(id);
+      registered();
       throw error;
     }
+    const { terminal, plan, giveBack } = started;
     const entry = {
       id,
       sessionId: request.sessionId,
@@ -249,6 +222,8 @@ export class TerminalService {
       startedAt: performance.now(),
     };
     this.#entries.set(id, entry);
+    this.#creating.delete(id);
+    registered();
     if (this.guard.audit.enabled) {
       this.guard.record(actor, { event: "start", pid: terminal.pid, command: entry.command });
     }
@@ -291,6 +266,50 @@ export class TerminalService {
       this.#emit({ type: "exited", id, sessionId: request.sessionId, status, durationMs });
     });
     return id;
+  }
+
+  /** The policy's check, then the sandbox and the spawn, of `create`; `giveBack` frees the place. */
+  async #start(
+    request: CreateRequest,
+    context: { actor: Actor; cwd: string; env: Record<string, string>; limit: number },
+    signal?: AbortSignal,
+  ): Promise<{ terminal: Terminal; plan: CommandPlan; giveBack: () => void }> {
+    const { actor, cwd, env, limit } = context;
+    // `args: []` runs `command` as a line (planCommand): it is checked as one.
+    const args = request.args?.length ? request.args : undefined;
+    await this.guard.checkCommand(
+      {
+        origin: "create",
+        ...(args === undefined ? { line: request.command } : { argv: [request.command, ...args] }),
+        cwd,
+        env,
+        envNames: (request.env ?? []).map((e) => e.name),
+      },
+      actor,
+      signal,
+    );
+    const plan: CommandPlan = planCommand(request.command, args, { env, cwd });
+    const giveBack = this.#budget.take("the command");
+    try {
+      const sandbox = await sandboxPrefix(this.#options.sandbox, cwd, env) ?? undefined;
+      const terminal = Terminal.spawn({
+        argv: plan.argv,
+        cwd,
+        env,
+        cols: this.#options.cols,
+        rows: this.#options.rows,
+        outputLimit: limit,
+        screen: "lazy",
+        // Nothing can type into an agent's command: reading stdin gives end of file.
+        stdin: "null",
+        sandbox,
+        limits: this.#options.limits,
+      });
+      return { terminal, plan, giveBack };
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
   }
 
   /**
