@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { runtime } from "../lib/runtime/mod.ts";
 import { fixed, progress, type Row, sleep, verdict } from "./_report.ts";
 import { bash } from "./_server_shell.ts";
-import { termbridgeCommand } from "./_termbridge.ts";
+import { parsePreference, termbridgeCommand } from "./_termbridge.ts";
 
 const SECTION = "server memory";
 const MB = 1e6;
@@ -47,9 +47,13 @@ async function connect(path: string): Promise<Socket> {
   return socket;
 }
 
-/** Runs the section with termbridge from `root` (the binary when current, else the sources). */
+/**
+ * Runs the section with termbridge from `root`: the binary when current, else
+ * the sources on this runtime (`BENCH_TERMBRIDGE=binary|source` chooses).
+ */
 export async function serverMemorySection(root: string, floodSeconds: number): Promise<Row[]> {
-  const tb = termbridgeCommand(root, [], "auto");
+  const preference = parsePreference("BENCH_TERMBRIDGE", runtime.env().BENCH_TERMBRIDGE);
+  const tb = termbridgeCommand(root, [], preference);
   const world = realpathSync(mkdtempSync(join(tmpdir(), "termbridge-bench-servermem-")));
   const env: Record<string, string> = {
     ...runtime.env(),
@@ -70,15 +74,22 @@ export async function serverMemorySection(root: string, floodSeconds: number): P
   const row = (measure: string, value: string, verdictText: string) =>
     rows.push({ section: SECTION, measure, value, baseline: which, verdict: verdictText });
   try {
-    await bash("$TB new s --size 120x40 >/dev/null", env);
-    const log = readFileSync(join(world, "state", "termbridge", "server-default.log"), "utf8");
-    const pid = Number(/server (\d+) listening/.exec(log)![1]);
+    // Each measure in a fresh server: what one measure grew is not the next one's "before".
+    let pid = 0;
+    const fresh = async () => {
+      await bash("$TB kill-server >/dev/null 2>&1 || true", env);
+      await bash("$TB new s --size 120x40 >/dev/null", env);
+      const log = readFileSync(join(world, "state", "termbridge", "server-default.log"), "utf8");
+      pid = Number([...log.matchAll(/server (\d+) listening/g)].at(-1)![1]);
+    };
     const counted = join(env.TMPDIR, "yes-bytes");
-    const yes = async (label: string) => {
+    const yes = async (label: string, attach?: () => Promise<void>) => {
+      await fresh();
+      await attach?.();
       const before = await startPeak(pid);
       progress(`${SECTION}: yes for ${floodSeconds} s, ${label}`);
       await bash(
-        `$TB type s 'timeout ${floodSeconds} yes | tee /dev/tty | wc -c >${counted}; echo FLOOD-; echo DONE'$'\\n' && ` +
+        `$TB type s 'timeout --foreground ${floodSeconds} yes | tee /dev/tty | wc -c >${counted}; echo FLOOD-; echo DONE'$'\\n' && ` +
           `$TB wait s text $'FLOOD-\\nDONE' --timeout ${floodSeconds + 120} >/dev/null`,
         env,
       );
@@ -93,25 +104,26 @@ export async function serverMemorySection(root: string, floodSeconds: number): P
       );
     };
     await yes("no client");
-    const watcher = await connect(socketPath);
+    let watcher: Socket | undefined;
     try {
-      watcher.write(
-        JSON.stringify({
+      await yes("an attached client that never reads", async () => {
+        watcher = await connect(socketPath);
+        const hello = {
           hello: "termbridge",
           kind: "attach",
           name: "s",
           size: null,
           readOnly: true,
-        }) +
-          "\n",
-      );
-      watcher.pause(); // Never read again.
-      await yes("an attached client that never reads");
+        };
+        watcher.write(JSON.stringify(hello) + "\n");
+        watcher.pause(); // Never read again.
+      });
     } finally {
-      watcher.destroy();
+      watcher?.destroy();
     }
 
     progress(`${SECTION}: twenty unread sessions/read of a full log`);
+    await fresh();
     await bash(
       `$TB type s 'head -c 17500000 /dev/zero | tr "\\0" a | fold -w 99; echo FULL-; echo LOG'$'\\n' && ` +
         `$TB wait s text $'FULL-\\nLOG' --timeout 300 >/dev/null`,

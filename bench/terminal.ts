@@ -23,7 +23,7 @@
  * `BENCH_TEN_MB` (50) MB plain file each, beside one alone, while a bash in
  * the same process answers echoes (p50/p99 during the floods). `servermem`
  * measures the session server's own RSS (the built binary when current, else
- * the sources on this runtime): `yes` in a session for
+ * the sources on this runtime; `BENCH_TERMBRIDGE=source` picks those): `yes` in a session for
  * `BENCH_SERVER_FLOOD_S` (20) s with no client and with an attached client
  * that never reads, twenty unread `sessions/read` of a full log, and a
  * hundred connections without a hello (descriptors).

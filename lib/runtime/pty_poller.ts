@@ -49,6 +49,8 @@ export class PtyPoller {
   #running = false;
   #polling = false;
   #buffer = new Uint8Array(CHUNK);
+  /** Reads gathered into one chunk: a flood reaches the emulator in fewer, larger pieces. */
+  #gather = new Uint8Array(CHUNK);
 
   /** @throws {Error} when the eventfd that wakes the loop cannot be made */
   constructor(libc: Libc) {
@@ -180,24 +182,45 @@ export class PtyPoller {
     }
   }
 
+  /**
+   * Reads what the master has (up to the round's budget), gathering the
+   * kernel's small reads (a PTY gives about 4 KiB at a time) into chunks of
+   * up to 64 KiB: what is there is passed on as soon as a read finds nothing
+   * more, so an echo is not held back.
+   */
   #read(entry: Entry): void {
     const c = this.#libc;
     let budget = ROUND_BUDGET;
+    let filled = 0;
+    /** Passes on what was gathered; false when the consumer closed the master meanwhile. */
+    const deliver = () => {
+      if (filled > 0) {
+        entry.onData(this.#gather.subarray(0, filled));
+        filled = 0;
+      }
+      return this.#entries.get(entry.fd) === entry;
+    };
     while (budget > 0) {
-      const n = Number(c.read(entry.fd, this.#buffer, CHUNK));
+      const n = Number(c.read(entry.fd, this.#buffer, CHUNK - filled));
       if (n > 0) {
         budget -= n;
-        entry.onData(this.#buffer.subarray(0, n));
-        if (this.#entries.get(entry.fd) !== entry) return; // The consumer closed it.
+        this.#gather.set(this.#buffer.subarray(0, n), filled);
+        filled += n;
+        if (filled === CHUNK && !deliver()) return;
         continue;
       }
       const code = n < 0 ? c.errno() : 0;
-      if (code === EAGAIN) return;
+      if (code === EAGAIN) {
+        deliver();
+        return;
+      }
       if (code === EINTR) continue;
       // EIO (every slave closed) or end of file: the output is complete.
+      if (!deliver()) return;
       this.#entries.delete(entry.fd);
       entry.onEnd();
       return;
     }
+    deliver();
   }
 }

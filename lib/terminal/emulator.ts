@@ -31,9 +31,13 @@ export interface Cursor {
  */
 export interface XtermCore {
   writeSync(data: Uint8Array | string): void;
-  coreService: { isCursorHidden: boolean };
+  coreService: { isCursorHidden: boolean; modes: { insertMode: boolean } };
   coreMouseService: { activeEncoding: string };
-  _inputHandler: { _processSGR0?(attr: XtermAttributes): void };
+  _inputHandler: {
+    _processSGR0?(attr: XtermAttributes): void;
+    _parser?: { currentState: number };
+  };
+  buffer: { scrollTop: number; scrollBottom: number };
 }
 
 /** xterm's current attributes (`AttributeData`), as far as a reset touches them. */
@@ -101,14 +105,52 @@ export interface TerminalModes {
  */
 const TO_ALTERNATE_SCREEN = "\x1b[?1049h\x1b[H";
 
+/** Chunks shorter than this are parsed whole (an echo, a prompt): the scan would not pay. */
+const MIN_SKIP_CHUNK = 4096;
+const CRLF = Uint8Array.of(0x0d, 0x0a);
+
+/**
+ * Where to start parsing `bytes` so that only lines nobody could see are
+ * skipped, or 0 to parse it all. The chunk's plain start (printable ASCII,
+ * every LF right after a CR) is looked at: when more than `keep` (the
+ * screen's rows plus its scrollback) of its lines follow a CR LF, the lines
+ * before the last `keep` of them would scroll out of the scrollback before
+ * the chunk ends. Starting after them, with a CR LF parsed first, leaves the
+ * same screen, scrollback, cursor and attributes: each kept line starts in
+ * column 0 of a new line either way, and the skipped bytes change no mode.
+ */
+export function plainLinesToSkip(bytes: Uint8Array, keep: number): number {
+  let lines = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === 0x0a) {
+      if (i === 0 || bytes[i - 1] !== 0x0d) break;
+      lines++;
+    } else if (byte !== 0x0d && (byte < 0x20 || byte > 0x7e)) {
+      break;
+    }
+  }
+  // Keep `keep` whole lines after the cut, and one more.
+  const skipped = lines - keep - 1;
+  if (skipped <= 0) return 0;
+  for (let i = 0, seen = 0;; i++) {
+    if (bytes[i] === 0x0a && ++seen === skipped) return i + 1;
+  }
+}
+
 /** One emulated screen with its scrollback. */
 export class Emulator {
   #term: xterm.Terminal;
   #core: XtermCore;
+  #scrollback: number;
+  /** The last byte parsed (0 before any): an ASCII one leaves no UTF-8 character begun. */
+  #lastByte = 0;
+  #skipped = 0;
   #title = "";
   #serializer: SerializeAddon | undefined;
 
   constructor(options: EmulatorOptions) {
+    this.#scrollback = options.scrollback;
     this.#term = new xterm.Terminal({
       cols: options.cols,
       rows: options.rows,
@@ -123,9 +165,41 @@ export class Emulator {
     resetWithoutCopy(this.#core);
   }
 
-  /** Parses output bytes now (UTF-8 split across calls is handled by xterm). */
+  /**
+   * Parses output bytes now (UTF-8 split across calls is handled by xterm).
+   * A chunk that starts with more plain lines than the screen and scrollback
+   * hold skips the ones that would scroll out of both before the chunk ends
+   * (see {@linkcode plainLinesToSkip}): nobody could see them.
+   */
   write(bytes: Uint8Array | string): void {
+    if (typeof bytes !== "string" && bytes.length >= MIN_SKIP_CHUNK && this.#canSkip()) {
+      const from = plainLinesToSkip(bytes, this.#term.rows + this.#scrollback);
+      if (from > 0) {
+        this.#core.writeSync(CRLF); // What the last skipped line ended with.
+        bytes = bytes.subarray(from);
+        this.#skipped += from;
+      }
+    }
     this.#core.writeSync(bytes);
+    if (bytes.length > 0) this.#lastByte = typeof bytes === "string" ? 0 : bytes[bytes.length - 1];
+  }
+
+  /** Bytes of plain lines not parsed because they would have scrolled out unseen. */
+  get skippedBytes(): number {
+    return this.#skipped;
+  }
+
+  /**
+   * Whether skipping plain lines leaves the same screen: the parser is in its
+   * ground state with no UTF-8 character begun, the normal screen scrolls as
+   * a whole (no scroll region) and characters replace (no insert mode).
+   */
+  #canSkip(): boolean {
+    const core = this.#core;
+    const buffer = core.buffer;
+    return this.#lastByte < 0x80 && core._inputHandler._parser?.currentState === 0 &&
+      !this.altScreen && buffer.scrollTop === 0 && buffer.scrollBottom === this.#term.rows - 1 &&
+      !core.coreService.modes.insertMode;
   }
 
   /**
