@@ -15,7 +15,7 @@ import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage
 /** Each mode's entry point, loaded only when that mode runs (start-up stays fast). */
 const LOADERS: Record<string, () => Promise<ModeMain>> = {
   serve: async () => (await import("./lib/acp/serve.ts")).serveMain,
-  acp: async () => (await import("./lib/acp/acp_mode.ts")).acpMain,
+  acp: async () => (await import("./lib/server/acp_host.ts")).acpHostedMain,
   repl: async () => (await import("./lib/repl/repl_mode.ts")).replMain,
   run: async () => (await import("./lib/script/script_mode.ts")).runMain,
   mcp: async () => (await import("./lib/mcp/mcp_mode.ts")).mcpMain,

@@ -9,7 +9,7 @@
 import { settleWithin } from "../terminal/timing.ts";
 import * as acp from "@agentclientprotocol/sdk";
 import { VERSION } from "../cli/usage.ts";
-import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { type ExitStatus, runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
 import { ACP_EXIT, type AcpOptions, HELP, parseOptions } from "./acp_options.ts";
 import { type AgentProcess, startAgent } from "./agent_process.ts";
@@ -28,6 +28,19 @@ import type { Safety } from "../safety/setup.ts";
 import { agentSettings } from "../sandbox/mod.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import type { Renderer } from "./render/types.ts";
+import { authenticate, describeMethods } from "./authentication.ts";
+import { askElicitation } from "./elicitation.ts";
+import type { AcpHost, ToolsServer } from "./host.ts";
+import {
+  canClose,
+  CapabilityError,
+  formatSessions,
+  listSessions,
+  openSession,
+} from "./session_lifecycle.ts";
+
+/** How long termbridge waits for the answer to `session/close` at the end. */
+const CLOSE_WAIT_MS = 1000;
 
 /** How long after `session/cancel` the agent may take to end the turn before termbridge stops it. */
 export const CANCEL_GRACE_MS = 2000;
@@ -35,8 +48,11 @@ export const CANCEL_GRACE_MS = 2000;
 /** How long termbridge waits for the answer to `initialize` before it says it is waiting. */
 export const INIT_NOTICE_MS = 2000;
 
-/** Runs `termbridge acp`; resolves with the exit code. */
-export async function acpMain(args: string[]): Promise<number> {
+/**
+ * Runs `termbridge acp`; resolves with the exit code. `host` lends what the
+ * mode cannot reach itself (see {@linkcode AcpHost}).
+ */
+export async function acpMain(args: string[], host: AcpHost = {}): Promise<number> {
   const options = parseOptions(args);
   if (options === "help") {
     await runtime.writeStdout(HELP);
@@ -61,7 +77,7 @@ export async function acpMain(args: string[]): Promise<number> {
     settings: agentSettings(safety.loaded.config, safety.sandbox, runtime.env()),
     workspace: options.cwd,
   });
-  const run = new AcpRun(options, agent, renderer, safety);
+  const run = new AcpRun(options, agent, renderer, safety, host);
   try {
     return await run.execute();
   } finally {
@@ -78,6 +94,12 @@ class AcpRun {
   readonly #renderer: Renderer;
   readonly #service: TerminalService;
   readonly #chat: ChatConsole | undefined;
+  readonly #safety: Safety;
+  readonly #host: AcpHost;
+  /** The person can be asked things in a chat (interactive, no --prompt, no --json). */
+  readonly #canAsk: boolean;
+  #init: acp.InitializeResponse | undefined;
+  #tools: ToolsServer | undefined;
   readonly #desk: PermissionDesk;
   /** The policy in front of the agent's permission requests. */
   readonly #gate: PermissionGate;
@@ -96,8 +118,16 @@ class AcpRun {
   #gone: Promise<number> | undefined;
   readonly #diagnostics: AgentDiagnostics;
 
-  constructor(options: AcpOptions, agent: AgentProcess, renderer: Renderer, safety: Safety) {
+  constructor(
+    options: AcpOptions,
+    agent: AgentProcess,
+    renderer: Renderer,
+    safety: Safety,
+    host: AcpHost,
+  ) {
     this.#options = options;
+    this.#safety = safety;
+    this.#host = host;
     this.#agent = agent;
     this.#renderer = renderer;
     this.#diagnostics = new AgentDiagnostics(agent, (event) => renderer.event(event));
@@ -110,6 +140,7 @@ class AcpRun {
     const chatting = options.policy === "ask" ||
       (options.prompts.length === 0 && runtime.isTerminal("stdin"));
     this.#chat = chatting && !options.json ? new ChatConsole() : undefined;
+    this.#canAsk = this.#chat !== undefined && options.prompts.length === 0;
     const chat = this.#chat;
     const ask: AskPerson | undefined = chat && (async (request, signal) => {
       const resume = renderer.suspend();
@@ -135,6 +166,10 @@ class AcpRun {
         renderer.permission(decision);
         return toPermissionResponse(decision);
       })
+      .onRequest(
+        acp.methods.client.elicitation.create,
+        ({ params, signal }) => this.#elicit(params, signal),
+      )
       // Shown by `checkUpdates` below as they are read, which validated them:
       // only valid ones get here, and the SDK need not validate them again.
       .onNotification(acp.methods.client.session.update, { parse: (params) => params }, () => {});
@@ -225,23 +260,38 @@ class AcpRun {
       protocolVersion: init.protocolVersion,
       enclosure: this.#agent.enclosure,
     });
+    this.#init = init;
+    if (this.#options.listSessions) return await this.#listSessions(init);
     const authenticated = await this.#authenticate(init.authMethods ?? []);
     if (authenticated !== undefined) return authenticated;
+    const method = this.#options.session === undefined ? "session/new" : "session/resume";
     try {
-      const session = await ctx.request(acp.methods.agent.session.new, {
+      this.#tools = await this.#startTools();
+      const opened = await openSession(ctx, init, {
         cwd: this.#options.cwd,
-        mcpServers: [],
-        _meta: askingMeta(),
+        session: this.#options.session,
+        addDirs: this.#options.addDirs,
+        mcpServers: this.#tools === undefined ? [] : [this.#tools.server],
+        meta: askingMeta(),
       });
-      this.#sessionId = session.sessionId;
+      this.#sessionId = opened.sessionId;
+      if (opened.how !== "new") {
+        this.#renderer.event({
+          type: "notice",
+          message: `Resumed session ${opened.sessionId} (session/${
+            opened.how === "resumed" ? "resume" : "load"
+          })`,
+        });
+      }
       const switched = await switchToAskingMode(ctx, {
         sessionId: this.#sessionId,
         agentName: init.agentInfo?.name,
-        modes: session.modes,
+        modes: opened.modes,
       });
       if (switched !== undefined) this.#renderer.event(switched);
     } catch (error) {
-      return this.#protocolError("session/new", error, init.authMethods ?? []);
+      if (error instanceof CapabilityError) return this.#failed(error.message);
+      return this.#protocolError(method, error, init.authMethods ?? []);
     }
     this.#renderer.event({ type: "session", sessionId: this.#sessionId, cwd: this.#options.cwd });
     return await this.#turns();
@@ -254,6 +304,8 @@ class AcpRun {
       clientCapabilities: {
         fs: { readTextFile: true, writeTextFile: true },
         terminal: true,
+        elicitation: { form: {}, url: {} },
+        auth: { terminal: this.#loginTerminal() !== undefined },
         _meta: { terminal_output: true },
       },
       clientInfo: { name: "termbridge", version: VERSION },
@@ -286,33 +338,109 @@ class AcpRun {
   }
 
   async #authenticate(methods: acp.AuthMethod[]): Promise<number | undefined> {
-    if (this.#options.auth === undefined) {
-      if (methods.length > 0) {
-        const offered = methods.map((m) => `${m.id} (${m.name})`).join(", ");
-        this.#renderer.event({
-          type: "notice",
-          message:
-            `The agent offers authentication: ${offered}; choose one with --auth ID if it asks`,
-        });
-      }
+    const login = this.#loginTerminal();
+    const outcome = await authenticate(
+      this.#connection.agent,
+      methods,
+      this.#options.auth,
+      this.#options.agent,
+      login && ((argv, env) => this.#handOver(() => login(argv, env), true)),
+    );
+    if (outcome.ok) {
+      if (outcome.notice) this.#renderer.event({ type: "notice", message: outcome.notice });
       return undefined;
     }
-    if (!methods.some((m) => m.id === this.#options.auth)) {
-      const known = methods.map((m) => `"${m.id}"`).join(", ") || "none";
-      this.#renderer.event({
-        type: "error",
-        message: `Cannot authenticate with "${this.#options.auth}": the agent offers ${known}`,
-      });
-      return ACP_EXIT.protocol;
-    }
+    if ("message" in outcome) return this.#failed(outcome.message);
+    return this.#protocolError("authenticate", outcome.error);
+  }
+
+  /** Runs a terminal login when termbridge runs in a terminal (and the host can), else undefined. */
+  #loginTerminal():
+    | ((argv: string[], env: Record<string, string>) => Promise<ExitStatus>)
+    | undefined {
+    const run = this.#host.runInTerminal;
+    const interactive = runtime.isTerminal("stdin") && runtime.isTerminal("stdout") &&
+      !this.#options.json;
+    if (run === undefined || !interactive) return undefined;
+    return (argv, env) => run(argv, { env, cwd: this.#options.cwd, safety: this.#safety });
+  }
+
+  /**
+   * Gives the person's terminal to `body`: the renderer's live area steps
+   * aside, and with `program` (a program reads the keyboard) the chat too.
+   */
+  async #handOver<T>(body: () => Promise<T>, program = false): Promise<T> {
+    const resume = this.#renderer.suspend();
+    await runtime.writeStdout(""); // What was shown so far comes first.
+    if (program) this.#chat?.pause();
     try {
-      await this.#connection.agent.request(acp.methods.agent.authenticate, {
-        methodId: this.#options.auth,
-      });
-      return undefined;
-    } catch (error) {
-      return this.#protocolError("authenticate", error);
+      return await body();
+    } finally {
+      if (program) this.#chat?.resume();
+      resume();
     }
+  }
+
+  /** `--list-sessions`: prints the agent's sessions in the working directory. */
+  async #listSessions(init: acp.InitializeResponse): Promise<number> {
+    try {
+      const sessions = await listSessions(this.#connection.agent, init, this.#options.cwd);
+      await runtime.writeStdout(
+        this.#options.json
+          ? JSON.stringify({ type: "sessions", cwd: this.#options.cwd, sessions }) + "\n"
+          : formatSessions(sessions, this.#options.cwd),
+      );
+      return ACP_EXIT.ok;
+    } catch (error) {
+      if (error instanceof CapabilityError) return this.#failed(error.message);
+      return this.#protocolError("session/list", error);
+    }
+  }
+
+  /** Shows `message` as an error; the run ends with exit 6. */
+  #failed(message: string): number {
+    this.#renderer.event({ type: "error", message });
+    return ACP_EXIT.protocol;
+  }
+
+  /** Starts termbridge's MCP tools for the agent, unless `--terminals agent` or no host offers them. */
+  async #startTools(): Promise<ToolsServer | undefined> {
+    if (this.#options.terminals === "agent" || this.#host.startTools === undefined) {
+      return undefined;
+    }
+    return await this.#host.startTools({
+      safety: this.#safety,
+      cwd: this.#options.cwd,
+      events: () => {},
+    });
+  }
+
+  /** `elicitation/create`: asked in the chat; declined (and said so) without one. */
+  async #elicit(
+    request: acp.CreateElicitationRequest,
+    signal: AbortSignal,
+  ): Promise<acp.CreateElicitationResponse> {
+    const chat = this.#chat;
+    const question = JSON.stringify(request.message);
+    if (chat === undefined || !this.#canAsk) {
+      const why = this.#options.json
+        ? "--json"
+        : this.#options.prompts.length > 0
+        ? "--prompt"
+        : "stdin is not a terminal";
+      this.#renderer.event({
+        type: "warning",
+        message:
+          `Declined the agent's question ${question}: nobody can answer it here (${why}); run termbridge acp in a terminal without --prompt to answer it in the chat`,
+      });
+      return { action: "decline" };
+    }
+    const outcome = await this.#handOver(() => askElicitation(request, chat, signal));
+    this.#renderer.event({
+      type: "notice",
+      message: `The agent's question ${question}: ${outcome.summary}`,
+    });
+    return outcome.response;
   }
 
   async #turns(): Promise<number> {
@@ -452,12 +580,19 @@ class AcpRun {
     const code = (error as { code?: number }).code;
     let message = `The agent answered ${method} with an error: ${detail}`;
     if (code === -32000 && authMethods.length > 0) {
-      message += `; authenticate with --auth ID, one of: ${
-        authMethods.map((m) => `${m.id} (${m.name})`).join(", ")
-      }`;
+      message += `; authenticate with --auth ID, one of: ${describeMethods(authMethods)}`;
     }
     this.#renderer.event({ type: "error", message });
     return ACP_EXIT.protocol;
+  }
+
+  /** Sends `session/close` when a session is open and the agent supports it; waits a moment. */
+  async #closeSession(): Promise<void> {
+    if (this.#sessionId === "" || !canClose(this.#init) || this.#connection.signal.aborted) return;
+    const closing = this.#connection.agent
+      .request(acp.methods.agent.session.close, { sessionId: this.#sessionId })
+      .catch(() => {}); // The agent's business: termbridge ends either way.
+    await settleWithin(closing, CLOSE_WAIT_MS);
   }
 
   /** Releases every terminal, stops the agent and the console. */
@@ -466,8 +601,10 @@ class AcpRun {
     this.#removeSignals.forEach((remove) => remove());
     this.#chat?.close();
     this.#desk.cancelAll();
+    await this.#closeSession();
     await this.#reports.finish();
     await this.#service.releaseAll();
+    await this.#tools?.close();
     this.#connection.close();
     await this.#agent.stop();
   }

@@ -57,10 +57,22 @@ Options:
                          through), and termbridge's notes on what the agent sent
                          that it ignored (invalid updates, lines not JSON-RPC)
       --init-timeout S   seconds to wait for the answer to initialize (default 30)
-      --auth ID          authenticate with this method before the session
+      --auth ID          authenticate with this method before the session; a
+                         "terminal" method runs the agent's login in a terminal
+                         you type into (only on a terminal)
+      --session ID       resume the agent's session ID (session/resume, else
+                         session/load) instead of opening a new one
+      --list-sessions    print the agent's sessions in --cwd (session/list), then exit
+      --add-dir DIR      another directory the session may work in
+                         (additionalDirectories; repeatable)
       --output-limit N   hard ceiling of kept output per terminal, bytes (default 16 MiB)
 ${underShortOptions(SAFETY_HELP)}
   -h, --help             show this help
+
+The agent may ask questions (elicitation/create): in the chat they are asked
+field by field; without a chat (--prompt, --json, stdin not a terminal) they
+are declined, and the output says so. At the end the session is closed
+(session/close) when the agent supports it.
 
 Without --yes or --no, permission requests are asked on a terminal and
 answered reject_once otherwise. A flag never picks an allow_always or
@@ -96,6 +108,11 @@ export const ACP_EXIT = {
   protocol: 6,
 } as const;
 
+/** Whose terminals the agent runs commands in (`--terminals`). */
+export type TerminalsChoice = "termbridge" | "agent" | "both";
+
+const TERMINALS_CHOICES: readonly TerminalsChoice[] = ["termbridge", "agent", "both"];
+
 /** What the command line asks for. */
 export interface AcpOptions {
   agent: string[];
@@ -106,6 +123,14 @@ export interface AcpOptions {
   agentLog?: string;
   auth?: string;
   outputLimit?: number;
+  /** `--session ID`: resume this session instead of opening a new one. */
+  session?: string;
+  /** `--list-sessions`: list the agent's sessions and exit. */
+  listSessions: boolean;
+  /** `--add-dir DIR...`: the session's additional directories (absolute). */
+  addDirs: string[];
+  /** `--terminals`: whose terminals the agent uses. */
+  terminals: TerminalsChoice;
   /** Milliseconds to wait for the answer to `initialize`. */
   initTimeoutMs: number;
   /** The shared safety options (--yes/--no reach the guard through the permission desk). */
@@ -127,6 +152,9 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
     json: { type: "boolean" },
     "agent-log": { type: "string" },
     auth: { type: "string" },
+    session: { type: "string" },
+    "list-sessions": { type: "boolean" },
+    "add-dir": { type: "string", multiple: true },
     "output-limit": { type: "string" },
     "init-timeout": { type: "string" },
     ...SAFETY_OPTIONS,
@@ -141,6 +169,19 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
   }
   if (values.yes && values.no) throw new UsageError("Cannot use --yes and --no together: pick one");
   const interactive = runtime.isTerminal("stdin") && !values.json;
+  const terminals: string = "termbridge"; // ITEM5: --terminals
+  if (!(TERMINALS_CHOICES as string[]).includes(terminals)) {
+    throw new UsageError(
+      `Cannot use --terminals ${JSON.stringify(terminals)}: expected one of ${
+        TERMINALS_CHOICES.join(", ")
+      }`,
+    );
+  }
+  if (values.session !== undefined && values.session.trim() === "") {
+    throw new UsageError(
+      'Cannot use --session "": expected the id of one of the agent\'s sessions',
+    );
+  }
   return {
     agent,
     prompts: values.prompt ?? [],
@@ -149,6 +190,10 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
     json: values.json ?? false,
     agentLog: values["agent-log"],
     auth: values.auth,
+    session: values.session,
+    listSessions: values["list-sessions"] ?? false,
+    addDirs: (values["add-dir"] ?? []).map((dir) => directoryOption("add-dir", dir)!),
+    terminals: terminals as TerminalsChoice,
     outputLimit: numberOption("output-limit", values["output-limit"]),
     initTimeoutMs: seconds("init-timeout", values["init-timeout"] ?? "30") * 1000,
     safety: {

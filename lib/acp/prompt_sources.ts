@@ -30,7 +30,9 @@ export async function* stdinLines(): AsyncGenerator<string> {
  * the handler set with `onInterrupt`.
  */
 export class ChatConsole {
-  readonly #rl: Interface;
+  #rl!: Interface;
+  /** The chat gave the terminal away for a while (`pause`): its readline is closed, not the chat. */
+  #paused = false;
   #onInterrupt: () => void = () => {};
   #closed = false;
   /** A prompt is waiting for a line. */
@@ -39,14 +41,35 @@ export class ChatConsole {
   #armed = false;
 
   constructor() {
+    this.#open();
+  }
+
+  #open(): void {
+    // The lines typed before a pause stay in the history (readline keeps them newest first).
+    const history = (this.#rl as { history?: string[] } | undefined)?.history;
     this.#rl = createInterface({
       input: process.stdin,
       output: process.stdout,
       terminal: true,
       historySize: 500,
+      ...(history === undefined ? {} : { history: [...history] }),
     });
     this.#rl.on("SIGINT", () => this.#asking ? this.#idleInterrupt() : this.#onInterrupt());
-    this.#rl.on("close", () => this.#closed = true);
+    this.#rl.on("close", () => this.#closed ||= !this.#paused);
+  }
+
+  /** Lets go of the terminal (for a program the person types into); `resume` takes it back. */
+  pause(): void {
+    if (this.#closed || this.#paused) return;
+    this.#paused = true;
+    this.#rl.close();
+  }
+
+  /** Takes the terminal back after `pause`. */
+  resume(): void {
+    if (this.#closed || !this.#paused) return;
+    this.#paused = false;
+    this.#open();
   }
 
   /** Sets what Ctrl+C does now. */
@@ -104,16 +127,32 @@ export class ChatConsole {
     return undefined;
   }
 
+  /** Writes text to the person (a question's context). */
+  say(text: string): void {
+    process.stdout.write(text);
+  }
+
+  /** Asks one line; undefined when `signal` aborts or the chat closes. */
+  question(text: string, signal: AbortSignal): Promise<string | undefined> {
+    if (this.#closed) return Promise.resolve(undefined);
+    return this.#question(text, signal);
+  }
+
   close(): void {
     this.#rl.close();
   }
 
   #question(text: string, signal: AbortSignal): Promise<string | undefined> {
     return new Promise((resolve) => {
-      const onAbort = () => resolve(undefined);
+      const onAbort = () => {
+        this.#rl.off("close", onAbort);
+        resolve(undefined);
+      };
       signal.addEventListener("abort", onAbort, { once: true });
+      this.#rl.once("close", onAbort); // Ctrl+D or the chat closed: nobody will answer.
       this.#rl.question(text, { signal }, (answer) => {
         signal.removeEventListener("abort", onAbort);
+        this.#rl.off("close", onAbort);
         resolve(answer);
       });
     });
