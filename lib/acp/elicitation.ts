@@ -7,6 +7,7 @@
  */
 
 import type * as acp from "@agentclientprotocol/sdk";
+import { sanitize } from "./render/text.ts";
 
 /** Asks a person: writes text and reads a line (undefined once cancelled or closed). */
 export interface Asker {
@@ -109,7 +110,7 @@ const KNOWN_TYPES = new Set(["string", "number", "integer", "boolean", "array"])
 
 /** Removes control characters, so the agent's text cannot move the cursor or recolour the screen. */
 function clean(text: unknown): string {
-  return String(text ?? "").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+  return sanitize(String(text ?? ""));
 }
 
 /**

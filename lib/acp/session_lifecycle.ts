@@ -7,6 +7,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
+import { sanitize } from "./render/text.ts";
 
 /** What the run asks of the session. */
 export interface SessionRequest {
@@ -124,7 +125,7 @@ export function formatSessions(sessions: acp.SessionInfo[], cwd: string): string
   const rows = sessions.map((s) => [
     s.sessionId,
     s.updatedAt ?? "-",
-    (s.title ?? "").replace(/[\x00-\x1f\x7f]/g, " ") || "-",
+    sanitize(s.title ?? "").replace(/\s/g, " ") || "-",
     [s.cwd, ...(s.additionalDirectories ?? [])].join(", "),
   ]);
   const header = ["SESSION", "UPDATED", "TITLE", "DIRECTORIES"];
