@@ -68,6 +68,10 @@ async function main(args: string[]): Promise<number> {
     const { subcommandMain } = await import("./lib/server/commands.ts");
     return await subcommandMain(first, rest);
   }
+  if (first === "mcp" && rest[0] === "--connect") {
+    // The relay `termbridge acp` gives its agent as an MCP server: loads nothing else.
+    return await (await import("./lib/server/tool_relay.ts")).mcpConnectMain(rest.slice(1));
+  }
   if (Object.hasOwn(SERVER_CLIENTS, first) && rest.includes("--server")) {
     return await (await SERVER_CLIENTS[first]())(rest.filter((arg) => arg !== "--server"));
   }

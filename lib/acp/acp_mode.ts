@@ -31,6 +31,8 @@ import type { Renderer } from "./render/types.ts";
 import { authenticate, describeMethods } from "./authentication.ts";
 import { askElicitation } from "./elicitation.ts";
 import type { AcpHost, ToolsServer } from "./host.ts";
+import { agentArgv, terminalsMeta } from "./agent_shell.ts";
+import { ToolCards } from "./tool_cards.ts";
 import {
   canClose,
   CapabilityError,
@@ -72,7 +74,7 @@ export async function acpMain(args: string[], host: AcpHost = {}): Promise<numbe
       },
     },
   });
-  const agent = await startAgent(options.agent, {
+  const agent = await startAgent(agentArgv(options.agent, options.terminals), {
     logFile: options.agentLog,
     settings: agentSettings(safety.loaded.config, safety.sandbox, runtime.env()),
     workspace: options.cwd,
@@ -100,6 +102,7 @@ class AcpRun {
   readonly #canAsk: boolean;
   #init: acp.InitializeResponse | undefined;
   #tools: ToolsServer | undefined;
+  readonly #cards: ToolCards;
   readonly #desk: PermissionDesk;
   /** The policy in front of the agent's permission requests. */
   readonly #gate: PermissionGate;
@@ -137,6 +140,7 @@ class AcpRun {
       ...serviceSafety(safety),
     });
     this.#service.onEvent((event) => renderer.terminal(event));
+    this.#cards = new ToolCards((update) => renderer.update(update), () => this.#sessionId);
     const chatting = options.policy === "ask" ||
       (options.prompts.length === 0 && runtime.isTerminal("stdin"));
     this.#chat = chatting && !options.json ? new ChatConsole() : undefined;
@@ -178,6 +182,7 @@ class AcpRun {
     const checked = checkUpdates(agent.stream, {
       update: (update) => {
         this.#reports.update(update);
+        this.#cards.observe(update);
         renderer.update(update);
       },
       invalid: (invalid) => this.#diagnostics.invalidUpdate(invalid),
@@ -272,7 +277,9 @@ class AcpRun {
         session: this.#options.session,
         addDirs: this.#options.addDirs,
         mcpServers: this.#tools === undefined ? [] : [this.#tools.server],
-        meta: askingMeta(),
+        meta: askingMeta(
+          this.#tools === undefined ? undefined : terminalsMeta(this.#options.terminals),
+        ),
       });
       this.#sessionId = opened.sessionId;
       if (opened.how !== "new") {
@@ -411,7 +418,7 @@ class AcpRun {
     return await this.#host.startTools({
       safety: this.#safety,
       cwd: this.#options.cwd,
-      events: () => {},
+      events: (event) => this.#cards.event(event),
     });
   }
 

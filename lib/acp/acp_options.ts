@@ -65,9 +65,22 @@ Options:
       --list-sessions    print the agent's sessions in --cwd (session/list), then exit
       --add-dir DIR      another directory the session may work in
                          (additionalDirectories; repeatable)
+      --terminals WHOSE  whose terminals the agent runs commands in: termbridge
+                         (the default), both or agent; see below
       --output-limit N   hard ceiling of kept output per terminal, bytes (default 16 MiB)
 ${underShortOptions(SAFETY_HELP)}
   -h, --help             show this help
+
+Whose terminals: termbridge offers the agent its own terminal tools in every
+session (an MCP server "termbridge": terminal_execute, type, getContent...),
+served by this process: real PTYs under the same policy, audit log, limits
+and terminal budget as terminal/*, each command shown as a terminal card.
+With "termbridge" (the default, so that the agent's commands run where
+termbridge sees and controls them) it also switches off the agent's own
+shell where the agent allows it: Claude (disallowedTools: Bash) and Codex
+(features shell_tool and unified_exec off); other agents keep theirs.
+"both" leaves the agent its own shell too; "agent" offers no tools.
+terminal/* and fs/* are served in every case.
 
 The agent may ask questions (elicitation/create): in the chat they are asked
 field by field; without a chat (--prompt, --json, stdin not a terminal) they
@@ -155,6 +168,7 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
     session: { type: "string" },
     "list-sessions": { type: "boolean" },
     "add-dir": { type: "string", multiple: true },
+    terminals: { type: "string" },
     "output-limit": { type: "string" },
     "init-timeout": { type: "string" },
     ...SAFETY_OPTIONS,
@@ -169,7 +183,7 @@ export function parseOptions(args: string[]): AcpOptions | "help" {
   }
   if (values.yes && values.no) throw new UsageError("Cannot use --yes and --no together: pick one");
   const interactive = runtime.isTerminal("stdin") && !values.json;
-  const terminals: string = "termbridge"; // ITEM5: --terminals
+  const terminals = values.terminals ?? "termbridge";
   if (!(TERMINALS_CHOICES as string[]).includes(terminals)) {
     throw new UsageError(
       `Cannot use --terminals ${JSON.stringify(terminals)}: expected one of ${

@@ -12,7 +12,16 @@ import type { Safety } from "../safety/setup.ts";
 
 /** One command run through the MCP tools, as it happens (for a terminal card). */
 export type ToolCommandEvent =
-  | { kind: "start"; id: string; command: string; cwd: string; session: string }
+  | {
+    kind: "start";
+    id: string;
+    command: string;
+    cwd: string;
+    /** The tools' session (shell) the command runs in. */
+    session: string;
+    /** The agent's id of the tool call, when its MCP request said (Claude Code's `claudecode/toolUseId`). */
+    toolCallId?: string;
+  }
   | { kind: "output"; id: string; data: string }
   | {
     kind: "end";

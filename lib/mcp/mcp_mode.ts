@@ -55,6 +55,8 @@ ${answerHelp("asked through MCP elicitation when the client supports it, else re
 ${SESSION_HELP}
   --server               use the session server's sessions, which outlive this process
                          ("termbridge mcp --server --help" for its options)
+  --connect SOCKET       relay stdin/stdout to the tools of a running termbridge acp
+                         (what termbridge acp gives its agent; no other option applies)
   -h, --help             show this help
 
 Every command (terminal_execute, type with Enter into a shell, openSession's

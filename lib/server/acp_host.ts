@@ -13,9 +13,11 @@ import { sessionDefaults } from "../cli/safety_options.ts";
 import { attachSession } from "../repl/attach.ts";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
+import { startToolHost } from "./tool_host.ts";
 
 /** The host of the acp mode. */
 export const ACP_HOST: AcpHost = {
+  startTools: startToolHost,
   runInTerminal: async (argv, { env, cwd, safety }): Promise<ExitStatus> => {
     const size = runtime.consoleSize();
     const manager = new SessionManager({ ...sessionDefaults(safety, cwd), maxSessions: 1 });

@@ -8,7 +8,7 @@
 
 /** One terminal extension found in a `_meta` object. */
 export type TerminalMeta =
-  | { kind: "info"; terminalId: string; cwd?: string }
+  | { kind: "info"; terminalId: string; cwd?: string; command?: string }
   | { kind: "output"; terminalId: string; data: string }
   | { kind: "exit"; terminalId: string; exitCode: number | null; signal: string | null };
 
@@ -67,10 +67,12 @@ export function readTerminalMeta(meta: unknown, fallbackId: string): TerminalMet
   const info = record(field(fields, "terminal_info", "terminalInfo"));
   if (info !== undefined) {
     const cwd = text(field(info, "cwd"));
+    const command = text(field(info, "command"));
     found.push({
       kind: "info",
       terminalId: terminalId(info, fallbackId),
       ...(cwd === undefined ? {} : { cwd }),
+      ...(command === undefined ? {} : { command }),
     });
   }
   for (

@@ -137,6 +137,7 @@ export class TerminalBoard {
     entry.label ??= label;
     entry.toolCallId ??= toolCallId;
     if (event.kind === "info" && event.cwd !== undefined) entry.cwd = event.cwd;
+    if (event.kind === "info" && event.command !== undefined) entry.command ??= event.command;
     if (entry.shown === undefined) this.#show(entry);
     const shown = entry.shown!;
     if (event.kind === "info" && event.cwd !== undefined && shown.cwd !== event.cwd) {

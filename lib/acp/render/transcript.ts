@@ -38,6 +38,8 @@ interface CallState extends ToolCallSummary {
   /** Hashes of the content items already printed (content is resent with each update). */
   printed: Set<number>;
   locations: string;
+  /** A command of termbridge's own tools runs in it: its card shows it, not the JSON result. */
+  ownCard?: boolean;
 }
 
 type Fields = Record<string, unknown>;
@@ -171,6 +173,7 @@ export class Transcript {
       call.status = str(update.status) ?? call.status;
       changed = call.title !== title || call.status !== status;
     }
+    if (record(update._meta)?.termbridge !== undefined) call.ownCard = true;
     const body: string[] = [];
     const embedded: string[] = [];
     if (Array.isArray(update.content)) {
@@ -226,6 +229,7 @@ export class Transcript {
       );
       lines = formatDiff(this.#style, diff);
     } else if (fields.type === "content") {
+      if (call.ownCard && call.status !== "failed") return; // The card has it (errors still show).
       const text = contentText(fields.content);
       identity = hash("content", text);
       lines = formatToolText(this.#style, text);
