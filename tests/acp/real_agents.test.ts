@@ -51,7 +51,8 @@ async function runReal(
       const run = await runAcp(model.argv, {
         cwd,
         prompts: ["go"],
-        flags: ["--yes", "--config", configFile, "--audit", auditFile],
+        // The agent's own shell under the policy: it keeps it (the default, termbridge, takes it away).
+        flags: ["--yes", "--terminals", "both", "--config", configFile, "--audit", auditFile],
         env: model.env,
       });
       const audit = existsSync(auditFile)
