@@ -58,6 +58,8 @@ describe("acp with the real adapters, in a terminal", () => {
               ...termbridgeUnderTest(),
               "acp",
               "--yes",
+              "--terminals",
+              "both", // The agent's own shell: the default takes it away.
               "--no-audit",
               "--cwd",
               cwd,
