@@ -26,13 +26,13 @@ With --json an error is also printed on stdout as {"error": {...}}.`;
 export const SUBCOMMAND_HELP: Record<string, SubcommandHelp> = {
   new: {
     usage:
-      "new NAME [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [--record FILE] [-- PROGRAM ARGS...]",
+      "new NAME [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [--record FILE [--record-input]] [-- PROGRAM ARGS...]",
     summary: "open a session in the server (your shell, or PROGRAM)",
     help: `Opens a session called NAME in the session server (started if none runs):
 your shell (bash, zsh and fish report exit codes and the working directory) or
 PROGRAM with ARGS, in DIR (default: the current directory). Returns once it is
 ready (a shell's first prompt is shown). --record FILE records it from the
-start (as "record NAME FILE").
+start (as "record NAME FILE"; --record-input records what is typed too).
 
 Examples:
   termbridge new build --cwd ~/src/app --size 100x30
@@ -116,12 +116,13 @@ timeout (the screen goes to stderr).`,
     help: `Resizes session NAME's terminal; its program gets SIGWINCH.`,
   },
   record: {
-    usage: "record NAME [--overwrite] FILE|stop",
+    usage: "record NAME [--overwrite] [--record-input] FILE|stop",
     summary: "record a session to an asciicast file (asciinema play FILE), or stop",
     help: `Records session NAME's output from now on to FILE (asciicast v2; a relative
 FILE is taken from the current directory), or stops recording with "stop". An
 existing FILE is replaced only when it is empty or a recording, or with
---overwrite.`,
+--overwrite. The file is created 0600 (yours alone). What is typed into the
+session (passwords included) is recorded only with --record-input.`,
   },
   clear: {
     usage: "clear NAME",
@@ -140,7 +141,10 @@ existing FILE is replaced only when it is empty or a recording, or with
 prints shows here, the session takes your terminal's size while you are
 attached. Ctrl+] detaches; the session keeps running. Others (an agent through
 "mcp --server", another attach) may use the session at the same time: everyone
-sees the same screen. --read-only watches without typing or resizing.`,
+sees the same screen. --read-only watches without typing or resizing. Your
+terminal is put back however the attach ends; its title says where you are.
+Exits with 0 after a detach or the program's end, 1 when the server went away,
+121 for an unknown session, 122 for one whose program exited.`,
   },
   web: {
     usage: "web [--open] [--port N] [--host ADDR]",

@@ -17,6 +17,7 @@ interface OpenArgs {
   size?: { cols: number; rows: number };
   env: Record<string, string>;
   record?: string;
+  recordInput?: boolean;
   program?: string[];
 }
 
@@ -24,9 +25,9 @@ const open = defineCommand<OpenArgs>({
   name: "open",
   aliases: ["o"],
   usage:
-    "open [NAME] [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [--record FILE] [-- PROGRAM ARGS...]",
+    "open [NAME] [--cwd DIR] [--size COLSxROWS] [--env NAME=VALUE]... [--record FILE [--record-input]] [-- PROGRAM ARGS...]",
   summary: "open a session (your shell, or PROGRAM) and make it current",
-  help: `Starts a shell (bash and zsh report exit codes and the working directory),
+  help: `Starts a shell (bash, zsh and fish report exit codes and the working directory),
 or PROGRAM with its ARGS, in a new terminal called NAME, waits until it is
 ready, and makes it the current session. NAME defaults to "${DEFAULT_SESSION}".
 
@@ -36,7 +37,13 @@ Examples:
   open editor -- vim notes.txt
   open py --env PYTHONDONTWRITEBYTECODE=1 -- python3 -q`,
   spec: {
-    options: { cwd: "value", size: "value", env: "list", record: "value" },
+    options: {
+      cwd: "value",
+      size: "value",
+      env: "list",
+      record: "value",
+      "record-input": "flag",
+    },
     rest: true,
   },
   parse({ words }) {
@@ -69,6 +76,7 @@ Examples:
       size: options.size === undefined ? undefined : parseSize(options.size as string),
       env,
       record: options.record as string | undefined,
+      recordInput: options["record-input"] === true,
       program: rest,
     };
   },
@@ -83,6 +91,7 @@ Examples:
       cols: size?.cols,
       rows: size?.rows,
       record: args.record === undefined ? undefined : ctx.path(args.record),
+      recordInput: args.recordInput,
     });
     ctx.current = name;
     const info = session.info();
@@ -110,6 +119,7 @@ function replayLine(args: OpenArgs & { name: string }): string {
   if (args.size !== undefined) words.push("--size", `${args.size.cols}x${args.size.rows}`);
   for (const [key, value] of Object.entries(args.env)) words.push("--env", `${key}=${value}`);
   if (args.record !== undefined) words.push("--record", args.record);
+  if (args.recordInput) words.push("--record-input");
   if (args.program !== undefined) words.push("--", ...args.program);
   return words.map(quoteWord).join(" ");
 }

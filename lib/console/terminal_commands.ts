@@ -202,27 +202,33 @@ const resize = defineCommand<{ cols: number; rows: number }>({
   },
 });
 
-const record = defineCommand<{ path: string | null; overwrite: boolean }>({
+const record = defineCommand<{ path: string | null; overwrite: boolean; input: boolean }>({
   name: "record",
   aliases: [],
-  usage: "record [--overwrite] FILE|stop",
+  usage: "record [--overwrite] [--record-input] FILE|stop",
   summary: "record the session to an asciicast file, or stop recording",
   help: `Starts recording the current session to FILE (asciicast v2, playable with
 "asciinema play"), replacing a recording in progress; "record stop" stops.
 A relative FILE is taken from the working directory. An existing FILE is
-replaced only when it is empty or a recording, or with --overwrite.`,
-  spec: { options: { overwrite: "flag" } },
+replaced only when it is empty or a recording, or with --overwrite. The file
+is created 0600. What is typed into the session (passwords included) is
+recorded only with --record-input.`,
+  spec: { options: { overwrite: "flag", "record-input": "flag" } },
   parse({ words }) {
     const { options, positionals } = parseArgs("record", words, this.spec!);
     if (positionals.length !== 1) {
       throw new CommandError(`Cannot run "record": give a FILE, or "stop"`);
     }
     const [target] = positionals;
-    return { path: target === "stop" ? null : target, overwrite: options.overwrite === true };
+    return {
+      path: target === "stop" ? null : target,
+      overwrite: options.overwrite === true,
+      input: options["record-input"] === true,
+    };
   },
-  run(ctx, { path, overwrite }) {
+  run(ctx, { path, overwrite, input }) {
     const session = ctx.session();
-    session.record(path === null ? null : ctx.path(path), { overwrite });
+    session.record(path === null ? null : ctx.path(path), { overwrite, input });
     return { note: path === null ? "Recording stopped" : `Recording to ${ctx.path(path)}` };
   },
 });

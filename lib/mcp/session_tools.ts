@@ -96,23 +96,29 @@ export class SessionTools {
   }
 
   /**
-   * A session to read from: the named one (default "default"), started with
-   * the defaults on first use, as seed 003's terminal_id is.
+   * A session to read from: the named one, or the default one (started with
+   * the defaults on first use, as seed 003's terminal is). A named session
+   * nobody opened is started only with `create` (the command tool, whose
+   * terminal_id opens a shell on first use); otherwise an unknown name is an
+   * error naming the open sessions, so that a typo never starts a shell.
    * @throws {TerminalDisposedError} when it was closed
+   * @throws {SessionNotFoundError} for an unknown name without `create`
    */
-  async readable(name: string | undefined): Promise<Session> {
+  async readable(name: string | undefined, options: { create?: boolean } = {}): Promise<Session> {
     const key = name ?? DEFAULT_SESSION;
-    this.#lastUse.set(key, performance.now());
     if (this.#disposed.has(key)) throw new TerminalDisposedError();
-    return await this.#getOrOpen(key);
+    const create = options.create === true || name === undefined || name === DEFAULT_SESSION;
+    const session = create ? await this.#getOrOpen(key) : this.#manager.get(key);
+    this.#lastUse.set(key, performance.now());
+    return session;
   }
 
   /**
    * A session to send input to: as `readable`, and its program still running.
    * @throws {TerminalDisposedError} when it was closed or its program exited
    */
-  async live(name: string | undefined): Promise<Session> {
-    const session = await this.readable(name);
+  async live(name: string | undefined, options: { create?: boolean } = {}): Promise<Session> {
+    const session = await this.readable(name, options);
     const status = session.terminal.exitStatus;
     if (status !== null) {
       const how = status.signal
@@ -132,7 +138,9 @@ export class SessionTools {
     terminal_id?: string;
   }, signal?: AbortSignal): Promise<ExecuteResult> {
     const id = args.terminal_id ?? DEFAULT_SESSION;
-    const session = args.command === "" ? await this.readable(id) : await this.live(id);
+    const session = args.command === ""
+      ? await this.readable(id, { create: true })
+      : await this.live(id, { create: true });
     // Seed 003: the timeout is capped, so a longer one means the longest, not an error.
     const timeoutMs = Math.min(args.timeout ?? 30, MAX_WAIT_SECONDS) * 1000;
     const keyWhileRunning = session.running !== null && args.command.length > 1 &&

@@ -60,8 +60,8 @@ function modesSequence(modes: TerminalModes): string {
   ].join("");
 }
 
-/** Puts the person's terminal back as the REPL wants it. */
-const RESET = "\x1b[0m" + modesSequence({
+/** Puts the person's terminal back as the REPL wants it (keys, mouse, paste, cursor, colours). */
+export const RESET = "\x1b[0m" + modesSequence({
   applicationCursorKeys: false,
   applicationKeypad: false,
   bracketedPaste: false,
@@ -80,6 +80,7 @@ export async function attachSession(
   session: Session,
   io: AttachIo,
   signal?: AbortSignal,
+  options: { readOnly?: boolean } = {},
 ): Promise<string> {
   const terminal = session.terminal;
   const status = terminal.exitStatus;
@@ -158,7 +159,9 @@ export async function attachSession(
   let why: string;
   try {
     await io.write(
-      `Attached to "${session.name}": everything you type goes to it. Ctrl+] detaches.\r\n`,
+      options.readOnly
+        ? `Watching "${session.name}" (read-only): what you type is not sent, its size stays ${terminal.cols}x${terminal.rows}. Ctrl+] detaches.\r\n`
+        : `Attached to "${session.name}": everything you type goes to it. Ctrl+] detaches.\r\n`,
     );
     fit();
     onAltScreen = terminal.screenshot().altScreen;

@@ -34,7 +34,18 @@ export async function serveAttach(
   try {
     session = request.sessions.get(request.name);
   } catch (error) {
-    await refuse(socket, (error as Error).message);
+    await refuse(socket, (error as Error).message, "unknown-session");
+    return;
+  }
+  const status = session.terminal.exitStatus;
+  if (status !== null) {
+    await refuse(
+      socket,
+      `Cannot attach to "${session.name}": its program ${
+        status.signal ? `was killed by ${status.signal}` : `exited with code ${status.exitCode}`
+      }; "termbridge screen ${session.name}" shows what it left, "termbridge close ${session.name}" closes it`,
+      "busy",
+    );
     return;
   }
   const attached = session;
@@ -95,7 +106,7 @@ export async function serveAttach(
   socket.resume();
   let why: string;
   try {
-    why = await attachSession(session, io, left.signal);
+    why = await attachSession(session, io, left.signal, { readOnly });
   } catch (error) {
     why = (error as Error).message;
   } finally {

@@ -17,8 +17,12 @@ export class ServerRequestError extends TerminalError {
   }
 }
 
-/** The server cannot be reached, or it refused the connection. */
-export class ServerUnavailableError extends TerminalError {}
+/** The server cannot be reached, or it refused the connection (`problem` says why, if it said). */
+export class ServerUnavailableError extends TerminalError {
+  constructor(message: string, readonly problem?: string) {
+    super(message);
+  }
+}
 
 /**
  * An open connection: the server's hello reply and the socket, with bytes
@@ -37,15 +41,21 @@ export interface Connection {
  * ends the connection.
  * @returns a promise that resolves once the socket has closed
  */
-export function relayToStdout(connection: Connection): Promise<void> {
+export function relayToStdout(
+  connection: Connection,
+  seen: (chunk: Uint8Array) => void = () => {},
+): Promise<void> {
   const { socket } = connection;
   const closed = new Promise<void>((done) => socket.once("close", () => done()));
   socket.on("error", () => {}); // "close" follows.
-  socket.on(
-    "data",
-    (chunk: Uint8Array) => void runtime.writeStdout(chunk).catch(() => socket.destroy()),
-  );
-  if (connection.rest.length > 0) void runtime.writeStdout(connection.rest);
+  socket.on("data", (chunk: Uint8Array) => {
+    seen(chunk);
+    void runtime.writeStdout(chunk).catch(() => socket.destroy());
+  });
+  if (connection.rest.length > 0) {
+    seen(connection.rest);
+    void runtime.writeStdout(connection.rest);
+  }
   socket.resume();
   return closed;
 }
@@ -81,7 +91,7 @@ export async function openConnection(path: string, hello: Hello): Promise<Connec
       }
       if (!reply.ok) {
         socket.destroy();
-        return reject(new ServerUnavailableError(reply.error));
+        return reject(new ServerUnavailableError(reply.error, reply.problem));
       }
       resolve({ socket, reply, rest: buffered.slice(at + 1) });
     };

@@ -162,7 +162,7 @@ function flags(args: CommandArgs, kinds: Record<string, OptionKind>): string[] {
 
 const TABLE: Record<string, Subcommand> = {
   new: {
-    options: { cwd: "value", size: "value", env: "list", record: "value" },
+    options: { cwd: "value", size: "value", env: "list", record: "value", "record-input": "flag" },
     async run(call) {
       const name = sessionName("new", call.args.words, SUBCOMMAND_HELP.new.usage);
       if (call.args.words.length > 1) {
@@ -240,7 +240,7 @@ const TABLE: Record<string, Subcommand> = {
   key: console1("key", {}, 1),
   wait: console1("wait", { timeout: "value", all: "flag" }),
   resize: console1("resize"),
-  record: console1("record", { overwrite: "flag" }),
+  record: console1("record", { overwrite: "flag", "record-input": "flag" }),
   clear: console1("clear"),
   screen: {
     options: { all: "flag", lines: "value", logical: "flag" },

@@ -11,7 +11,8 @@ import { reachServer } from "./autostart.ts";
 import { relayToStdout, RpcClient, ServerUnavailableError } from "./client.ts";
 import { parseCommandArgs, sessionName } from "./command_args.ts";
 import { SUBCOMMAND_HELP } from "../cli/server_commands.ts";
-import { chosenSocket, subcommandHelp } from "./commands.ts";
+import { chosenSocket, EXIT, subcommandHelp } from "./commands.ts";
+import { RESET } from "../repl/attach.ts";
 import { bytesToLatin1, SERVER_METHODS } from "./wire.ts";
 
 /** Whether process `pid` still runs (exists and is not a zombie). */
@@ -74,16 +75,35 @@ export async function attachMain(argv: string[]): Promise<number> {
     );
     return 1;
   }
-  await attachTo(chosenSocket(args), name, args.options["read-only"] === true);
+  try {
+    const said = await attachTo(chosenSocket(args), name, args.options["read-only"] === true);
+    if (!said) return EXIT.failure;
+  } catch (error) {
+    if (!(error instanceof ServerUnavailableError)) throw error;
+    await runtime.writeStderr(`termbridge: ${error.message}\n`);
+    return error.problem === "unknown-session"
+      ? EXIT.unknownSession
+      : error.problem === "busy"
+      ? EXIT.busy
+      : EXIT.failure;
+  }
   return 0;
 }
+
+/** Turns the alternate screen on or off (xterm's 1049, 1047 and 47). */
+// deno-lint-ignore no-control-regex -- matching the escape sequence is the point
+const ALT_SCREEN = /\x1b\[\?(?:1049|1047|47)([hl])/g;
 
 /**
  * Connects this terminal (raw) to server session `name` until it detaches
  * (Ctrl+]), the program ends or the server goes; what the server says at the
- * end ("Detached from ...") is shown like the rest of the output.
+ * end ("Detached from ...") is shown like the rest of the output. The
+ * terminal is put back however it ends (raw mode, alternate screen, modes,
+ * title).
+ * @returns whether the server said how it ended (false: the connection just closed)
+ * @throws {ServerUnavailableError} when the server refuses (`problem` says why)
  */
-export async function attachTo(path: string, name: string, readOnly: boolean): Promise<void> {
+export async function attachTo(path: string, name: string, readOnly: boolean): Promise<boolean> {
   const connection = await reachServer(
     { hello: "termbridge", kind: "attach", name, size: runtime.consoleSize(), readOnly },
     {
@@ -94,7 +114,21 @@ export async function attachTo(path: string, name: string, readOnly: boolean): P
     },
   );
   const { socket } = connection;
-  const ended = relayToStdout(connection);
+  // Whatever ends the attach (Ctrl+], the program, the server killed), the terminal is put
+  // back: so the client follows the alternate screen itself, as the server may not get to say.
+  let altScreen = false;
+  let said = false;
+  const decoder = new TextDecoder("latin1");
+  const ended = relayToStdout(connection, (chunk) => {
+    const text = decoder.decode(chunk);
+    for (const match of text.matchAll(ALT_SCREEN)) altScreen = match[1] === "h";
+    // The server's last line says how the attach ended ("Detached from ...", "... detached").
+    said = /etached[^\n]*\r\n$/.test(text);
+  });
+  // The outer terminal's title says where you are (the old one is pushed, and popped after).
+  await runtime.writeStdout(
+    `\x1b[22;2t\x1b]2;termbridge: ${name}${readOnly ? " (read-only)" : ""}\x07`,
+  );
   const send = (message: unknown) => {
     if (!socket.destroyed) socket.write(JSON.stringify(message) + "\n");
   };
@@ -114,5 +148,13 @@ export async function attachTo(path: string, name: string, readOnly: boolean): P
     process.stdin.pause();
     process.stdout.off("resize", onResize);
     runtime.setRawMode(false);
+    await runtime.writeStdout((altScreen ? "\x1b[?1049l" : "") + RESET + "\x1b[23;2t")
+      .catch(() => {}); // Our terminal is gone too.
   }
+  if (!said) {
+    await runtime.writeStderr(
+      `\r\ntermbridge: the connection to the server ended (was it killed?); detached from "${name}"\n`,
+    );
+  }
+  return said;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { chmodSync, lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
@@ -60,8 +60,16 @@ export function logPath(socket: string, env: Record<string, string>): string {
  * @throws {UnsafeSocketError} for another user's directory or socket, or one others may use
  */
 export function prepareSocketDir(socket: string): void {
-  const dir = dirname(socket);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(socket), { recursive: true, mode: 0o700 });
+  checkSocketOwner(socket);
+}
+
+/**
+ * Checks that the socket's directory belongs to the user and that nobody
+ * else may write to it (as tmux does).
+ * @throws {UnsafeSocketError} when it is not so
+ */
+function checkSocketDir(dir: string): void {
   const uid = userId();
   const info = lstatSync(dir);
   if (!info.isDirectory()) {
@@ -72,9 +80,17 @@ export function prepareSocketDir(socket: string): void {
       `Cannot use socket directory ${dir}: it belongs to user ${info.uid}, not to you (${uid})`,
     );
   }
-  // Our own private directory (not one given with --socket, e.g. /tmp): keep it 0700.
-  if ((info.mode & 0o077) !== 0 && isPrivateDir(dir)) chmodSync(dir, 0o700);
-  checkSocketOwner(socket);
+  // A directory others may write to is refused, never repaired behind the user's back
+  // (someone made it so, or could have swapped the socket meanwhile). A shared directory with
+  // the sticky bit (/tmp, given with --socket) is fine: nobody else may replace our socket.
+  const sticky = (info.mode & 0o1000) !== 0;
+  if ((info.mode & 0o022) !== 0 && !(sticky && !isPrivateDir(dir))) {
+    throw new UnsafeSocketError(
+      `Cannot use socket directory ${dir}: others may write to it (mode ${
+        (info.mode & 0o777).toString(8)
+      }, expected 700); if it is yours and nobody else used it, run "chmod 700 ${dir}"`,
+    );
+  }
 }
 
 /** Whether `dir` is one termbridge made for its sockets. */
@@ -83,10 +99,17 @@ function isPrivateDir(dir: string): boolean {
 }
 
 /**
- * Checks that an existing socket belongs to the user and only they can use it.
- * @throws {UnsafeSocketError} when it belongs to another user or others may write to it
+ * Checks that the socket's directory and an existing socket belong to the
+ * user and only they can use them.
+ * @throws {UnsafeSocketError} when one belongs to another user or others may use it
  */
 export function checkSocketOwner(socket: string): void {
+  try {
+    checkSocketDir(dirname(socket));
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") throw error;
+    return; // No directory, no socket: nothing to check yet.
+  }
   let info;
   try {
     info = lstatSync(socket);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { chmodSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import process from "node:process";
 import { parseModeArgs } from "../cli/args.ts";
@@ -97,31 +97,63 @@ export async function serverMain(args: string[]): Promise<number> {
   // Started by a command, the server runs in "/": the user's own configuration file applies,
   // with its policy, limits and audit log, as in every mode. Its warnings go to the log.
   const safety = await startSafety("server", values);
-  const sessions = new ServerSessions(sessionDefaults(safety));
+  const sessions = new ServerSessions({
+    ...sessionDefaults(safety),
+    idleTimeoutSeconds: safety.loaded.config.idleTimeout,
+  });
   const stopping = new AbortController();
-  const stop = () => stopping.abort();
+  let why = "kill-server";
+  const stop = (reason?: string) => {
+    if (reason !== undefined && !stopping.signal.aborted) why = reason;
+    stopping.abort();
+  };
   if (values["exit-empty"]) {
     // After the answer to the close that emptied it is on its way.
-    sessions.onClosed = () => sessions.list().length === 0 && setTimeout(stop, 0);
+    sessions.onClosed = () =>
+      sessions.list().length === 0 &&
+      setTimeout(() => stop("--exit-empty: the last session was closed"), 0);
   }
   const web = new WebHost(sessions, (line) => void log(line));
   const clients = new Set<Socket>();
-  // Half-open: a client that has said all it will say (end of its input) still gets its answers.
-  const server = createServer({ allowHalfOpen: true }, (socket) => {
+  const onClient = (socket: Socket) => {
     clients.add(socket);
     socket.on("close", () => clients.delete(socket));
     socket.on("error", () => {}); // A client gone mid-write; "close" follows.
     void serveClient(socket, { sessions, path, stop, web, signal: stopping.signal }).catch((
       error,
     ) => log(`a client failed: ${(error as Error).stack ?? error}`));
-  });
-  await listen(server, path);
-  chmodSync(path, 0o600);
+  };
+  let server = await listenOn(path, onClient);
   log(`termbridge ${VERSION} server ${process.pid} listening on ${path}`);
+  // A socket (or directory) removed behind the server's back would leave it running, unreachable,
+  // with its sessions: put it back, or stop if that cannot be done.
+  let socketId = socketIdentity(path);
+  let checking = false;
+  const watch = setInterval(async () => {
+    if (checking || stopping.signal.aborted || socketIdentity(path) === socketId) return;
+    checking = true;
+    try {
+      log(`the socket ${path} was removed or replaced: making it again`);
+      server.close();
+      prepareSocketDir(path);
+      if (await probeSocket(path) === "alive") {
+        throw new Error("another server listens there now");
+      }
+      server = await listenOn(path, onClient);
+      socketId = socketIdentity(path);
+      log(`listening on ${path} again`);
+    } catch (error) {
+      log(`cannot make the socket ${path} again: ${(error as Error).message}; stopping`);
+      socketId = undefined; // Not ours to remove.
+      stop("its socket could not be made again");
+    } finally {
+      checking = false;
+    }
+  }, SOCKET_CHECK_MS);
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
     runtime.onSignal(signal, () => {
       log(`${signal}: stopping`);
-      stop();
+      stop(signal);
     })
   );
   try {
@@ -130,15 +162,42 @@ export async function serverMain(args: string[]): Promise<number> {
     );
   } finally {
     stops.forEach((remove) => remove());
+    clearInterval(watch);
+    const count = sessions.list().length;
     server.close();
-    removeSocket(path);
+    if (socketId !== undefined && socketIdentity(path) === socketId) removeSocket(path);
     await web.close();
     await sessions.closeAll();
     for (const socket of clients) socket.destroy();
     safety.close();
-    await log("stopped: every session closed"); // Written before the exit.
+    // Written before the exit.
+    await log(
+      `stopped (${why}): ${count} session${count === 1 ? "" : "s"} closed, their processes killed`,
+    );
   }
   return 0;
+}
+
+/** How often the server checks that its socket is still there (ms). */
+const SOCKET_CHECK_MS = 2000;
+
+/** The socket file's device and inode, or undefined when it is not there. */
+function socketIdentity(path: string): string | undefined {
+  try {
+    const info = lstatSync(path);
+    return info.isSocket() ? `${info.dev}:${info.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A server listening on `path` (0600), handing each connection to `onClient`. */
+async function listenOn(path: string, onClient: (socket: Socket) => void): Promise<Server> {
+  // Half-open: a client that has said all it will say (end of its input) still gets its answers.
+  const server = createServer({ allowHalfOpen: true }, onClient);
+  await listen(server, path);
+  chmodSync(path, 0o600);
+  return server;
 }
 
 function listen(server: Server, path: string): Promise<void> {

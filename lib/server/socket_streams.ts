@@ -186,8 +186,11 @@ export function writeBounded(socket: Socket, data: string | Uint8Array): Promise
  * Answers a connection that cannot be served with one JSON line, then closes
  * it (both ways: a client that never ends its side does not keep it open).
  */
-export async function refuse(socket: Socket, error: string): Promise<void> {
-  await writeJsonLine(socket, { ok: false, error });
+export async function refuse(socket: Socket, error: string, problem?: string): Promise<void> {
+  await writeJsonLine(
+    socket,
+    problem === undefined ? { ok: false, error } : { ok: false, error, problem },
+  );
   socket.destroy();
 }
 

@@ -42,7 +42,7 @@ export type HelloKind =
 /** The server's answer to the hello. */
 export type HelloReply =
   | { ok: true; pid: number; version: string }
-  | { ok: false; error: string };
+  | { ok: false; error: string; problem?: string };
 
 /** Methods the server adds to serve's `sessions/*`. */
 export const SERVER_METHODS = {

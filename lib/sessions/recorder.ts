@@ -4,7 +4,7 @@
  * @module
  */
 
-import { closeSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { FileError, fileErrorFrom } from "../service/file_errors.ts";
 import { SessionUsageError } from "./errors.ts";
@@ -38,7 +38,9 @@ export class CastRecorder {
     checkRecordTarget(path, options.overwrite ?? false);
     this.path = path;
     try {
-      this.#fd = openSync(path, "w");
+      // Recordings hold what a session showed (and maybe what was typed): the user's alone.
+      this.#fd = openSync(path, "w", 0o600);
+      fchmodSync(this.#fd, 0o600); // A recording it replaces may have been readable by others.
     } catch (error) {
       throw fileErrorFrom(error, "record to", path);
     }

@@ -41,6 +41,8 @@ export interface SessionOptions {
   record?: string;
   /** Replace `record` even when it exists and is not an asciicast recording. */
   recordOverwrite?: boolean;
+  /** Record what is sent to the program too (typed passwords included); default: output only. */
+  recordInput?: boolean;
   /** The sandbox the program runs in (default: off). */
   sandbox?: SandboxSettings;
   /** Resource limits of the program, and `commandSeconds` for each command its shell runs. */
@@ -180,7 +182,12 @@ export class Session {
       if (this.#lines?.handle(osc) !== true) this.#shell.mark(osc, offset);
     });
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
-    if (options.record) this.record(options.record, { overwrite: options.recordOverwrite });
+    if (options.record) {
+      this.record(options.record, {
+        overwrite: options.recordOverwrite,
+        input: options.recordInput,
+      });
+    }
   }
 
   /**
@@ -473,17 +480,20 @@ export class Session {
    * Starts recording to an asciicast file (replacing a recording in
    * progress), or stops with null. `path` must be absolute; an existing file
    * that is not a recording is replaced only with `overwrite`; `idleTimeLimit`
-   * goes in the header, for players to shorten longer pauses.
+   * goes in the header, for players to shorten longer pauses. What is sent
+   * to the program (passwords typed at a prompt included) is recorded only
+   * with `input`, as asciinema does. The file is created 0600.
    */
   record(
     path: string | null,
-    options: { overwrite?: boolean; idleTimeLimit?: number } = {},
+    options: { overwrite?: boolean; idleTimeLimit?: number; input?: boolean } = {},
   ): void {
     if (path === null) {
       this.#stopRecording?.();
       this.#stopRecording = undefined;
       this.#recorder?.close();
       this.#recorder = undefined;
+      this.#recordInput = false;
       return;
     }
     const recorder = new CastRecorder(path, {
@@ -500,7 +510,11 @@ export class Session {
       offset = this.terminal.rawLog.totalBytes;
     });
     this.#recorder = recorder;
+    this.#recordInput = options.input === true;
   }
+
+  /** Whether the recording in progress takes input too. */
+  #recordInput = false;
 
   /** A row for `list`. */
   info(): SessionInfo {
@@ -670,7 +684,7 @@ export class Session {
   /** Notes input that went to the program: recorded, and told to the shell's state. */
   #sent(input: string): void {
     this.#lastClient = currentClient() ?? this.#lastClient;
-    this.#recorder?.input(input);
+    if (this.#recordInput) this.#recorder?.input(input);
     this.#shell.sent(input);
   }
 

@@ -69,7 +69,13 @@ export function idleFor(
     const deadline = setTimeout(
       () =>
         finish(() =>
-          reject(new WaitTimeoutError(`${idleMs} ms of quiet`, timeoutMs, terminal.screenText()))
+          reject(
+            new WaitTimeoutError(
+              `${idleMs} ms of quiet`,
+              timeoutMs,
+              terminal.screenText({ scope: "visible" }),
+            ),
+          )
         ),
       timeoutMs,
     );

@@ -468,7 +468,7 @@ export class Terminal {
       const onAbort = () => settle(() => reject(signal!.reason));
       signal?.addEventListener("abort", onAbort, { once: true });
       const timer = setTimeout(() => {
-        const screen = this.#disposed ? "" : this.screenText();
+        const screen = this.#disposed ? "" : this.screenText({ scope: "visible" });
         settle(() => reject(new WaitTimeoutError(what, timeoutMs, screen)));
       }, timeoutMs);
       const stop = this.onChange(() => {

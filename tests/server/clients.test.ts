@@ -171,7 +171,11 @@ describe("session server: several clients", () => {
             [...termbridgeFor("binary"), "attach", "shared", "--read-only"].join(" ")
           }; echo watch-ended; sleep 600`;
           await tmux(world, ["new-window", "-t", "watch", watch]);
-          await paneShows(world, /Attached to "shared"[^]*still-here/, "the read-only attach");
+          await paneShows(
+            world,
+            /Watching "shared" \(read-only\)[^]*still-here/,
+            "the read-only attach",
+          );
           await tmux(world, ["send-keys", "-t", "watch", "echo typed-by-watcher", "Enter"]);
           await world.ok(["exec", "shared", "echo after-the-watcher"]);
           await paneShows(world, /^after-the-watcher$/m, "the watcher seeing new output");

@@ -20,7 +20,7 @@ describe("sessions: recording", () => {
     await withSessions(async ({ open, home }) => {
       const path = join(home, "session.cast");
       const session = await open("cast", { cols: 100, rows: 30 });
-      session.record(path);
+      session.record(path, { input: true });
       assert.equal(session.info().recording, path);
       await session.exec("echo recorded-$((6 * 7))", TIMEOUT_MS);
       await session.wait({ prompt: true }, TIMEOUT_MS);
