@@ -189,7 +189,12 @@ describe("session server: several clients", () => {
             audit.find((e) => e.origin === "typed" && e.line?.includes(text)) ?? {};
           assert.match(typed("from-mcp").client ?? "", /^mcp pid \d+$/, JSON.stringify(audit));
           assert.match(typed("from-person").client ?? "", /^attach pid \d+$/);
-          assert.match(typed("still-here").client ?? "", /^exec pid \d+$/);
+          // A line exec sent is one event: exec's client, seen by the shell.
+          const sent = audit.filter((e) => e.event === "command" && e.line?.includes("still-here"));
+          assert.equal(sent.length, 1, JSON.stringify(sent));
+          assert.equal(sent[0].origin, "exec");
+          assert.equal(sent[0].shell, true);
+          assert.match(sent[0].client ?? "", /^exec pid \d+$/);
         } finally {
           await tmux(world, ["kill-server"]).catch(() => {});
         }
