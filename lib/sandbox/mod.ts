@@ -9,6 +9,6 @@ export { type AgentEnclosure, type AgentSettings, encloseAgent } from "./agent.t
 export { sandboxPrefix, SandboxUnavailableError, writeRoots } from "./bubblewrap.ts";
 export { type Containment, containment } from "./containment.ts";
 export { commandSecondsHit, idleHit, LimitError, TerminalBudget } from "./limits.ts";
-export { resourceLimitHit, rlimitPrefix } from "./rlimits.ts";
+export { resourceLimitHit, rlimitPrefix, SHELL_XCPU_STATUS } from "./rlimits.ts";
 export type * from "./types.ts";
 export { agentSettings, type ContainmentOptions, containmentOptions } from "./options.ts";

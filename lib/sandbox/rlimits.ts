@@ -19,6 +19,9 @@ export function rlimitPrefix(limits: ResourceLimits | undefined): string[] {
   return options.length === 0 ? [] : ["prlimit", ...options, "--"];
 }
 
+/** The exit status a shell gives for a command killed by SIGXCPU (128 + 24). */
+export const SHELL_XCPU_STATUS = 152;
+
 /**
  * The resource limit a command most likely hit, judged by how it ended; null
  * when it ended normally or no limit could explain it. Only the CPU limit
@@ -34,7 +37,9 @@ export function resourceLimitHit(
   if (status.exitCode === 0) return null;
   if (
     cpuSeconds > 0 && (status.signal === "SIGXCPU" ||
-      (status.signal === "SIGKILL" && !killedByTermbridge))
+      (status.signal === "SIGKILL" && !killedByTermbridge) ||
+      // A shell running a command line reports its command's SIGXCPU death as 128 + 24.
+      status.exitCode === SHELL_XCPU_STATUS)
   ) {
     return {
       limit: "limits.cpuSeconds",

@@ -4,6 +4,8 @@
  */
 
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
+import { SHELL_XCPU_STATUS } from "../sandbox/mod.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 
 /**
@@ -19,6 +21,16 @@ export function lineShell(): string {
   return shell;
 }
 let shell: string | undefined;
+
+/**
+ * Put before a command line when `limits.cpuSeconds` is set: a command the
+ * CPU limit killed (SIGXCPU: status 128 + 24) ends the whole line with that
+ * status, as it ends a command given with `args`, instead of the shell going
+ * on with the rest (bash runs a DEBUG trap before each simple command, with
+ * `$?` the status of the one before). Partial: a subshell or a function
+ * does not inherit it.
+ */
+const ENDS_ON_XCPU = `trap '[ "$?" = ${SHELL_XCPU_STATUS} ] && exit ${SHELL_XCPU_STATUS}' DEBUG; `;
 
 /** Characters that make a command line need a shell to run. */
 const SHELL_SYNTAX = /[\s|&;<>()$`\\"'*?[\]#~=%{}!]/;
@@ -40,13 +52,17 @@ export interface CommandPlan {
 export function planCommand(
   command: string,
   args: string[] | undefined,
-  options: { env: Record<string, string>; cwd: string },
+  options: { env: Record<string, string>; cwd: string; endOnCpuLimit?: boolean },
 ): CommandPlan {
   // Some agents send `args: []` with a whole shell line in `command`.
   const hasArgs = args !== undefined && args.length > 0;
   const direct = hasArgs || !SHELL_SYNTAX.test(command.trim());
   const program = hasArgs ? command : command.trim();
-  const argv = direct ? [program, ...(args ?? [])] : [lineShell(), "-c", command];
+  const shell = lineShell();
+  const line = options.endOnCpuLimit && basename(shell) === "bash"
+    ? ENDS_ON_XCPU + command
+    : command;
+  const argv = direct ? [program, ...(args ?? [])] : [shell, "-c", line];
   if (direct) resolveProgram(program, options.env, options.cwd);
   return { argv, via: direct ? "exec" : "shell" };
 }

@@ -288,7 +288,11 @@ export class TerminalService {
       actor,
       signal,
     );
-    const plan: CommandPlan = planCommand(request.command, args, { env, cwd });
+    const plan: CommandPlan = planCommand(request.command, args, {
+      env,
+      cwd,
+      endOnCpuLimit: (this.#options.limits.cpuSeconds ?? 0) > 0,
+    });
     const giveBack = this.#budget.take("the command");
     try {
       const sandbox = await sandboxPrefix(this.#options.sandbox, cwd, env) ?? undefined;

@@ -36,6 +36,9 @@ export function limitCommandTime(
     const hit = commandSecondsHit(seconds);
     terminal.announce(hit.message);
     options.onHit?.(hit);
+    // Ctrl+C first, as a person would: a job that dies of SIGINT makes the shell abandon the rest
+    // of its line (`sleep 10; echo after` must not go on to `echo after`); then SIGTERM.
+    runtime.kill(-group, "SIGINT");
     runtime.kill(-group, "SIGTERM");
     grace = setTimeout(() => runtime.kill(-group, "SIGKILL"), options.graceMs);
   };
