@@ -215,8 +215,9 @@ function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged 
       ? word.text.slice(word.text.indexOf("=") + 1)
       : word.text;
     if (text === "" || text.startsWith("-") || /\s/.test(text)) continue;
-    const names = [text.slice(text.lastIndexOf("/") + 1) || text];
-    const rules = judge.named.candidates(names);
+    const name = text.slice(text.lastIndexOf("/") + 1) || text;
+    if (!judge.named.mayName(name)) continue;
+    const rules = judge.named.candidates([name]);
     if (rules.length === 0) continue;
     const program = programNames(text, {
       cwd: judge.context.cwd,

@@ -12,6 +12,7 @@ import { splitRuleWords } from "./words.ts";
 import type { Word } from "./words.ts";
 import { basename } from "node:path";
 import {
+  type CommandOptions,
   commandOptions,
   hasOption,
   isOptionWord,
@@ -29,6 +30,8 @@ export interface CompiledRule {
   operands: WordPattern[];
   /** The options, matched as a set wherever they are (see `rule_options.ts`). */
   options: OptionPattern[];
+  /** The program word's name, for how its options are read. */
+  program: string;
 }
 
 /** One word of a rule. */
@@ -98,7 +101,7 @@ export function compileRule(list: CompiledRule["list"], pattern: string): Compil
       options.push(...optionPattern(word.text, word.exact === null ? word.regex : null, program));
     } else operands.push(word);
   }
-  return { list, pattern, words, operands, options };
+  return { list, pattern, words, operands, options, program };
 }
 
 function escapeRegex(text: string): string {
@@ -132,33 +135,10 @@ export function matchRule(
   const first = rule.words[0];
   const candidates = first.path ? program.paths : program.names;
   if (!candidates.some((name) => matchWord(first, name, options.home))) return "no";
-  // The command's operands, and its option words (before `--`); a word known
-  // only at run time could be either.
-  const operands: Word[] = [];
-  const optionWords: string[] = [];
-  let unknownOption = false;
-  let ended = false;
-  for (let i = 1; i < words.length; i++) {
-    const word = words[i];
-    if (!ended && !word.dynamic && word.text === "--") ended = true;
-    else if (!ended && !word.dynamic && isOptionWord(word.text)) optionWords.push(word.text);
-    else {
-      if (!ended && word.dynamic && !(word.glob && !word.text.startsWith("-"))) {
-        unknownOption = true;
-      }
-      operands.push(word);
-    }
-  }
+  const split = splitWords(words);
+  const operands = split.operands;
   let result: Match = "yes";
-  if (rule.options.length > 0) {
-    const name = basename(rule.words[0].text) || rule.words[0].text;
-    const held = commandOptions(optionWords, name);
-    for (const option of rule.options) {
-      if (hasOption(held, option, name)) continue;
-      if (!unknownOption && !options.open) return "no";
-      result = "maybe";
-    }
-  }
+  // Operands first: they rule most rules out at once.
   for (let i = 0; i < rule.operands.length; i++) {
     const word = operands[i];
     if (word === undefined) return options.open ? "maybe" : "no";
@@ -173,7 +153,59 @@ export function matchRule(
       return result === "maybe" && operands.slice(0, i).some((w) => w.dynamic) ? "maybe" : "no";
     }
   }
+  if (rule.options.length > 0) {
+    const held = optionsOf(split, rule.program);
+    for (const option of rule.options) {
+      if (hasOption(held, option, rule.program)) continue;
+      if (!split.unknownOption && !options.open) return "no";
+      result = "maybe";
+    }
+  }
   return result;
+}
+
+/** The command's options as `program` reads them, read once per command and program. */
+function optionsOf(split: SplitWords, program: string): CommandOptions {
+  split.options ??= new Map();
+  let held = split.options.get(program);
+  if (held === undefined) {
+    held = commandOptions(split.optionWords, program);
+    split.options.set(program, held);
+  }
+  return held;
+}
+
+/** A command's words split for matching: read once per command, whatever the number of rules. */
+interface SplitWords {
+  operands: Word[];
+  /** Option words before `--`. */
+  optionWords: string[];
+  /** A word known only at run time before `--` could be an option. */
+  unknownOption: boolean;
+  /** The options read, by the program whose reading was used. */
+  options?: Map<string, CommandOptions>;
+}
+
+const splits = new WeakMap<Word[], SplitWords>();
+
+function splitWords(words: Word[]): SplitWords {
+  const known = splits.get(words);
+  if (known !== undefined) return known;
+  const split: SplitWords = { operands: [], optionWords: [], unknownOption: false };
+  let ended = false;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i];
+    if (!ended && !word.dynamic && word.text === "--") ended = true;
+    else if (!ended && !word.dynamic && isOptionWord(word.text)) split.optionWords.push(word.text);
+    else {
+      if (!ended && word.dynamic && !(word.glob && !word.text.startsWith("-"))) {
+        split.unknownOption = true;
+      }
+      split.operands.push(word);
+    }
+  }
+  splits.set(words, split);
+  return split;
 }
 
 /** A word known only at run time against a rule word: a plain glob can rule some out. */
@@ -232,6 +264,11 @@ export class RuleIndex {
       this.#byName.set(first.exact, list);
     });
     this.size = rules.length;
+  }
+
+  /** Whether some rule may match a program named `name` (cheaper than `candidates`). */
+  mayName(name: string): boolean {
+    return this.#always.length > 0 || this.#byName.has(name);
   }
 
   /** The rules that may match a program known by `names`, in their order. */
