@@ -30,6 +30,7 @@ const SERVER_CLIENTS: Record<string, () => Promise<ModeMain>> = {
   mcp: async () => (await import("./lib/server/remote_modes.ts")).mcpServerMain,
   repl: async () => (await import("./lib/server/remote_repl.ts")).replServerMain,
   run: async () => (await import("./lib/server/remote_modes.ts")).runServerMain,
+  acp: async () => (await import("./lib/server/acp_mirror.ts")).acpServerMain,
 };
 
 /** The subcommands that talk to the session server, each a short-lived client. */
@@ -72,8 +73,15 @@ async function main(args: string[]): Promise<number> {
     // The relay `termbridge acp` gives its agent as an MCP server: loads nothing else.
     return await (await import("./lib/server/tool_relay.ts")).mcpConnectMain(rest.slice(1));
   }
-  if (Object.hasOwn(SERVER_CLIENTS, first) && rest.includes("--server")) {
-    return await (await SERVER_CLIENTS[first]())(rest.filter((arg) => arg !== "--server"));
+  // Only before "--": after it come the agent's (or script's) own arguments.
+  const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (Object.hasOwn(SERVER_CLIENTS, first) && own.includes("--server")) {
+    const at = rest.indexOf("--server");
+    return await (await SERVER_CLIENTS[first]())([...rest.slice(0, at), ...rest.slice(at + 1)]);
+  }
+  if (first === "_relay") {
+    // The program of a session that shows an `acp --server` terminal (lib/server/acp_mirror.ts).
+    return await (await import("./lib/server/acp_mirror.ts")).relayMain(rest);
   }
   const mode = MODES.find((m) => m.name === first);
   if (mode === undefined) {

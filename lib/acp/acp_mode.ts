@@ -81,9 +81,11 @@ export async function acpMain(args: string[], host: AcpHost = {}): Promise<numbe
   });
   const run = new AcpRun(options, agent, renderer, safety, host);
   try {
+    await host.started?.(run.service);
     return await run.execute();
   } finally {
     await run.shutdown();
+    await host.finished?.();
     await renderer.close();
     safety.close();
   }
@@ -600,6 +602,11 @@ class AcpRun {
       .request(acp.methods.agent.session.close, { sessionId: this.#sessionId })
       .catch(() => {}); // The agent's business: termbridge ends either way.
     await settleWithin(closing, CLOSE_WAIT_MS);
+  }
+
+  /** The run's terminals. */
+  get service(): TerminalService {
+    return this.#service;
   }
 
   /** Releases every terminal, stops the agent and the console. */

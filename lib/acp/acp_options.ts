@@ -53,6 +53,9 @@ Options:
                          (reject_once when the agent offers no allow_once)
   -n, --no               answer permission requests with the reject_once option
       --json             print one JSON object per line instead of rendering
+      --server           also show the agent's terminals as sessions of the
+                         session server (acp-PID.term-N): listed, attachable,
+                         watched in "termbridge web"; still closed with the run
       --agent-log FILE   append the agent's stderr to FILE (default: pass it
                          through), and termbridge's notes on what the agent sent
                          that it ignored (invalid updates, lines not JSON-RPC)

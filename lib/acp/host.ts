@@ -9,6 +9,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ExitStatus } from "../runtime/mod.ts";
 import type { Safety } from "../safety/setup.ts";
+import type { TerminalService } from "../service/terminal_service.ts";
 
 /** One command run through the MCP tools, as it happens (for a terminal card). */
 export type ToolCommandEvent =
@@ -59,4 +60,11 @@ export interface AcpHost {
     argv: string[],
     options: { env: Record<string, string>; cwd: string; safety: Safety },
   ): Promise<ExitStatus>;
+  /**
+   * Called with the run's terminal service before the agent may make a
+   * terminal (`acp --server` shows them in the session server).
+   */
+  started?(service: TerminalService): Promise<void>;
+  /** Called once every terminal of the run has been released. */
+  finished?(): Promise<void>;
 }
