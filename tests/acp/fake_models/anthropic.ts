@@ -14,6 +14,8 @@ import type { FakeAnswer, RecordedRequest } from "./http_fake.ts";
 export interface ToolCall {
   name: string;
   input: Record<string, unknown>;
+  /** The namespace the tool is offered in (Codex offers an MCP server's tools as `mcp__NAME`). */
+  namespace?: string;
 }
 
 /** What the fake model does: each call in its own turn, then `finalText`. */

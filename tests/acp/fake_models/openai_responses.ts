@@ -32,7 +32,7 @@ function isResponses(request: RecordedRequest): boolean {
 export function isResponsesTurn(request: RecordedRequest, script: ModelScript): boolean {
   if (!isResponses(request)) return false;
   const names = toolNames((request.body ?? {}) as Record<string, unknown>);
-  const wanted = script.calls.length > 0 ? script.calls.map((c) => c.name) : [];
+  const wanted = script.calls.length > 0 ? script.calls.map((c) => c.namespace ?? c.name) : [];
   return names.length > 0 && wanted.every((name) => names.includes(name));
 }
 
@@ -116,6 +116,7 @@ export function responsesHandler(script: ModelScript): (request: RecordedRequest
       id: `fc_tb_${made + 1}`,
       call_id: `${CALL_ID_PREFIX}${made + 1}`,
       name: next.name,
+      ...(next.namespace === undefined ? {} : { namespace: next.namespace }),
       arguments: JSON.stringify(next.input),
       status: "completed",
     }]);
