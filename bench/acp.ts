@@ -11,7 +11,11 @@
  *    >= 70% of it), with serve's RSS and checks of the truncated output;
  * 3. the policy check + audit of an agent's `session/request_permission`
  *    (as `termbridge acp` answers one), in this process, beside the plain
- *    `--yes` answer (goal: under 1 ms p50 added).
+ *    `--yes` answer (goal: under 1 ms p50 added);
+ * 4. termbridge's MCP tools offered to the agent, through `termbridge acp`:
+ *    the time they add to the session's answer (goal: under 150 ms), and
+ *    `true` as a tool call via MCP `terminal_execute` beside `terminal/create`
+ *    (`BENCH_MCP_STARTS`, default 6 runs each way; `BENCH_ROUNDS` calls).
  *
  * Run from the repository root, on either runtime:
  *
@@ -36,6 +40,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { runtime } from "../lib/runtime/mod.ts";
 import { latencySection } from "./_acp_latency.ts";
 import { permissionSection } from "./_acp_permission.ts";
+import { mcpToolsSection } from "./_acp_mcp.ts";
 import { throughputSection } from "./_acp_throughput.ts";
 import { type ServePreference, startServe } from "./_acp_serve.ts";
 import { removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
@@ -66,6 +71,7 @@ function readConfig(env: Record<string, string>) {
     // 0 warm-ups is allowed; envNumber only takes positive numbers.
     warmups: env.BENCH_WARMUP === "0" ? 0 : envNumber(env, "BENCH_WARMUP", 10),
     floodRuns: envNumber(env, "BENCH_FLOOD_RUNS", 3),
+    mcpStarts: envNumber(env, "BENCH_MCP_STARTS", 6),
     markdown: env.BENCH_MARKDOWN === "1",
   };
 }
@@ -105,6 +111,13 @@ async function run(config: ReturnType<typeof readConfig>) {
       rows.push(...await permissionSection(config));
     } catch (error) {
       rows.push(...failedRow("permission", error));
+    }
+    try {
+      rows.push(
+        ...await mcpToolsSection(ROOT, { starts: config.mcpStarts, rounds: config.rounds }),
+      );
+    } catch (error) {
+      rows.push(...failedRow("acp mcp tools", error));
     }
   } finally {
     stopped = await serve.stop();
