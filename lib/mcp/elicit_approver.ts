@@ -9,12 +9,15 @@ import type { Server } from "@modelcontextprotocol/sdk/server";
 import { refuseAsks } from "../safety/guard.ts";
 import type { Approver } from "../safety/types.ts";
 
-/** An approver that asks the MCP client's user through elicitation. */
-export function elicitationApprover(server: Server): Approver {
+/**
+ * An approver that asks the MCP client's user through elicitation;
+ * `otherwise` says how to approve without it.
+ */
+export function elicitationApprover(server: Server, otherwise = "pass --yes"): Approver {
   return async (request, signal) => {
     if (server.getClientCapabilities()?.elicitation === undefined) {
       const refused = await refuseAsks(request, signal);
-      return { ...refused, by: "nobody to ask: the MCP client has no elicitation (pass --yes)" };
+      return { ...refused, by: `nobody to ask: the MCP client has no elicitation (${otherwise})` };
     }
     const what = request.kind === "command" ? "run" : request.kind;
     const result = await server.elicitInput({

@@ -24,6 +24,7 @@ import {
   type SandboxSettings,
   type TerminalBudget,
 } from "../sandbox/mod.ts";
+import { currentApprover } from "./client.ts";
 import { Guard, refuseAsks } from "./guard.ts";
 import { createPolicy, DEFAULT_POLICY_RULES, PolicyError } from "../policy/mod.ts";
 import type { Approver, Mode } from "./types.ts";
@@ -100,7 +101,11 @@ function approverOf(
   if (answer === "no") return () => Promise.resolve({ approved: false, by: "--no" });
   if (interactive !== undefined) return interactive;
   // The server's clients cannot pass --yes: the server itself must have been started with it.
-  return mode === "server" ? refuseAsksInServer : refuseAsks;
+  // A client that can be asked (an MCP client with elicitation) is asked about its own requests.
+  if (mode === "server") {
+    return (request, signal) => (currentApprover() ?? refuseAsksInServer)(request, signal);
+  }
+  return refuseAsks;
 }
 
 /** Refuses every "ask" in the session server, saying how to start one that approves. */

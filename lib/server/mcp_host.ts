@@ -7,7 +7,9 @@
  */
 
 import type { Socket } from "node:net";
+import { elicitationApprover } from "../mcp/elicit_approver.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { setClientApprover } from "../safety/client.ts";
 import { SessionTools } from "../mcp/session_tools.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
 import type { SessionManager } from "../sessions/manager.ts";
@@ -31,6 +33,8 @@ export async function serveMcp(
     cwd: request.cwd,
   });
   const server = createMcpServer(tools, { readOnly: request.readOnly });
+  // This connection's requests are asked of its client, as plain `mcp` asks (server --yes/--no win).
+  setClientApprover(elicitationApprover(server, "start the server with --yes to approve"));
   const closed = new Promise<void>((done) => server.onclose = done);
   await writeJsonLine(socket, { ok: true });
   const transport = new StdioTransport(() => Promise.resolve(), {
