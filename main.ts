@@ -45,6 +45,12 @@ const EXIT = { ok: 0, failure: 1, usage: 2, config: 2, brokenPipe: 141 } as cons
 
 async function main(args: string[]): Promise<number> {
   const [first, ...rest] = args;
+  if (first === "help" && rest[0] === "keys") {
+    // The key names `key`, `input` and the MCP tools take (the error for an unknown key points here).
+    const { KEYS_HELP } = await import("./lib/console/help.ts");
+    await runtime.writeStdout(KEYS_HELP + "\n");
+    return EXIT.ok;
+  }
   if (first === "help" && rest.length > 0) {
     // `termbridge help MODE [SUBCOMMAND]` is `termbridge MODE [SUBCOMMAND] --help`: each help
     // text lives with its mode.
@@ -59,7 +65,7 @@ async function main(args: string[]): Promise<number> {
     const [value, command, ...more] = rest;
     return await main([command, first, value, ...more]);
   }
-  if (first === "-V" || first === "--version" || first === "version") {
+  if (first === "-V" || first === "-v" || first === "--version" || first === "version") {
     await runtime.writeStdout(`termbridge ${VERSION} (${runtime.name} ${runtime.version})\n`);
     return EXIT.ok;
   }

@@ -52,6 +52,10 @@ function defaults(env: Record<string, string>): Record<string, unknown> {
     shellStartTimeout: 10,
     readOnly: false,
     outputLimit: 16 * 1024 * 1024,
+    // The defaults of lib/service/text_files.ts and lib/mcp/result_size.ts (layers above this one;
+    // tests/server/commands_more.test.ts compares them).
+    maxReadBytes: 16 * 1024 * 1024,
+    mcpResultLimit: 100_000,
     "policy.default": DEFAULT_DECISION,
     "policy.allow": [],
     "policy.ask": [],

@@ -42,7 +42,8 @@ Examples:
     usage: "ls",
     summary: "list the server's sessions",
     help: `Lists the server's sessions: name, program, pid, size, state and working
-directory. Prints nothing when there are none.`,
+directory. Prints nothing when there are none; with no server running it says
+so on stderr and starts none.`,
   },
   exec: {
     usage: "exec NAME [--timeout S] COMMAND...",
@@ -59,12 +60,14 @@ Examples:
   termbridge exec build 'cd /tmp && pwd'`,
   },
   type: {
-    usage: "type NAME TEXT...",
+    usage: "type NAME [--literal] [--] TEXT...",
     summary: "type text into a session, as a person would",
     help: `Types TEXT (the words joined by spaces) into session NAME exactly as given,
 as the REPL's "type" does: each newline presses Enter, so a shell runs each
 line (termbridge type s $'ls\\n'). Without a newline nothing runs; "key NAME
-Enter" presses Enter on its own.`,
+Enter" presses Enter on its own. Text that starts with "-" goes after "--"
+(termbridge type s -- -n), or use --literal: every word after NAME is text
+(as tmux's send-keys -l).`,
   },
   key: {
     usage: "key NAME KEY...",
@@ -77,25 +80,30 @@ Example:
   termbridge key editor Escape : w q Enter`,
   },
   screen: {
-    usage: "screen NAME [--all] [--lines N] [--logical]",
+    usage: "screen NAME [--all] [--lines N] [--logical] [--ansi]",
     summary: "print a session's screen as plain text",
     help: `Prints session NAME's screen as plain text, trailing blank lines removed.
 --all includes the scrollback, --lines N prints only the last N lines,
---logical joins the lines the terminal wrapped.`,
+--logical joins the lines the terminal wrapped. --ansi keeps the colours and
+attributes as escape sequences (the visible screen; as tmux capture-pane -e).`,
   },
   shot: {
-    usage: "shot NAME",
+    usage: "shot NAME [--ansi]",
     summary: "a session's screenshot as JSON: content, cursor, size, alternate screen, title",
     help: `Prints session NAME's screenshot as JSON: the visible content, the cursor
 {x, y} (0-based), the dimensions {cols, rows}, whether the alternate screen
-is active, and the window title.`,
+is active, and the window title. --ansi: the content keeps its colours and
+attributes as escape sequences.`,
   },
   read: {
-    usage: "read NAME [--since-last]",
+    usage: "read NAME [--since-last] [--cursor NAME] [--since N]",
     summary: "print a session's output as plain text (--since-last: only what is new)",
     help: `Prints what session NAME's program has written, as plain text (colours and
 other escape sequences removed). --since-last prints only what arrived since
-the last "read --since-last" of that session (by any client).`,
+the last "read --since-last" of that session (by any client). Two scripts
+that read the same session each keep their own position with --cursor NAME
+(their own name: only what is new since that cursor's last read), or with
+--since N, N being the "totalBytes" an earlier "read --json" returned.`,
   },
   wait: {
     usage: "wait NAME text|regex|gone|idle|prompt|exit [ARG] [--timeout S] [--all]",
@@ -105,10 +113,12 @@ the last "read --since-last" of that session (by any client).`,
   regex REGEX    a regular expression to match
   gone TEXT      TEXT (or /REGEX/) to leave the screen
   idle [MS]      MS milliseconds without output (default 500)
-  prompt         the shell's prompt to be back (bash and zsh)
+  prompt         the shell's prompt to be back (bash, zsh and fish)
   exit           the program to exit
 --all looks at the scrollback too. Exits with 0 when it happened, 1 on
-timeout (the screen goes to stderr).`,
+timeout (the screen goes to stderr). With --json a regex wait prints the match
+and its capture groups ("groups", and "namedGroups" for (?<name>...)).
+Key names for "key": termbridge help keys.`,
   },
   resize: {
     usage: "resize NAME COLSxROWS",

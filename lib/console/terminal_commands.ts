@@ -312,7 +312,7 @@ scrollback too. A timeout fails, showing the screen.`,
       throw new CommandError(
         `Cannot wait for the prompt in session "${session.name}": ${
           session.program[0]
-        } does not report it (only bash and zsh do); use "wait idle" or "wait text"`,
+        } does not report it (only bash, zsh and fish do); use "wait idle" or "wait text"`,
       );
     }
     const timeoutMs = args.timeoutMs ?? ctx.timeouts.wait;

@@ -44,7 +44,9 @@ export function parseCommandArgs(
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--") return { options, words, rest: args.slice(i + 1) };
-    if (words.length > textAfter || !arg.startsWith("-") || arg === "-") {
+    // With --literal (type), every word after the session's name is text, "-n" included.
+    const literal = options.literal === true && words.length >= 1;
+    if (literal || words.length > textAfter || !arg.startsWith("-") || arg === "-") {
       words.push(arg);
       continue;
     }

@@ -105,6 +105,10 @@ async function fail(json: boolean, problem: Problem, message: string): Promise<n
 interface Subcommand {
   options: Record<string, OptionKind>;
   textAfter?: number;
+  /** False for a command that has nothing to do without a server (ls): none is started. */
+  startsServer?: boolean;
+  /** The command takes no words, only options. */
+  noWords?: boolean;
   run(call: Call): Promise<number>;
 }
 
@@ -184,6 +188,8 @@ const TABLE: Record<string, Subcommand> = {
   },
   ls: {
     options: {},
+    startsServer: false,
+    noWords: true,
     async run(call) {
       const listed = await call.rpc.request<{ sessions: unknown[] }>("sessions/list");
       if (call.json) return await json(listed);
@@ -236,18 +242,50 @@ const TABLE: Record<string, Subcommand> = {
       return EXIT.unknownCode;
     },
   },
-  type: console1("type", {}, 1),
+  type: {
+    options: { literal: "flag" },
+    textAfter: 1,
+    async run(call) {
+      const name = sessionName("type", call.args.words, SUBCOMMAND_HELP.type.usage);
+      const text = [...call.args.words.slice(1), ...(call.args.rest ?? [])];
+      if (text.length === 0) {
+        throw new UsageError(
+          `Cannot run "type": give the text: termbridge ${SUBCOMMAND_HELP.type.usage}`,
+        );
+      }
+      // One quoted word after "--": the text exactly as given (the words joined by spaces),
+      // never read as the console's options or quotes, whatever it starts with.
+      const { code, step } = await consoleLine(call, name, ["type", "--", text.join(" ")]);
+      if (code === EXIT.ok && call.json) await json(step.data ?? {});
+      return code;
+    },
+  },
   key: console1("key", {}, 1),
   wait: console1("wait", { timeout: "value", all: "flag" }),
   resize: console1("resize"),
   record: console1("record", { overwrite: "flag", "record-input": "flag" }),
   clear: console1("clear"),
   screen: {
-    options: { all: "flag", lines: "value", logical: "flag" },
+    options: { all: "flag", lines: "value", logical: "flag", ansi: "flag" },
     async run(call) {
       const name = sessionName("screen", call.args.words, SUBCOMMAND_HELP.screen.usage);
-      const { all, logical, lines } = call.args.options;
+      const { all, logical, lines, ansi } = call.args.options;
       const count = lines === undefined ? undefined : wholeNumber("lines", String(lines), 1);
+      if (ansi === true) {
+        if (all === true || logical === true) {
+          throw new UsageError(`Cannot run "screen": --ansi shows the visible screen only`);
+        }
+        // The visible screen with its colours and attributes, as tmux's capture-pane -e.
+        const shot = await call.rpc.request<{ content: string }>("sessions/screenshot", {
+          name,
+          format: "ansi",
+        });
+        let shown = shot.content.split("\n");
+        if (count !== undefined) shown = shown.slice(-count);
+        if (call.json) return await json({ lines: shown });
+        await out(shown.join("\r\n").replace(/\r\n$/, "") + "\x1b[0m");
+        return EXIT.ok;
+      }
       const screen = await call.rpc.request<{ content: string; lines: string[] }>(
         "sessions/screen",
         {
@@ -265,19 +303,23 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
   shot: {
-    options: {},
+    options: { ansi: "flag" },
     async run(call) {
       const name = sessionName("shot", call.args.words, SUBCOMMAND_HELP.shot.usage);
-      return await json(await call.rpc.request("sessions/screenshot", { name }));
+      const format = call.args.options.ansi === true ? "ansi" : "plain";
+      return await json(await call.rpc.request("sessions/screenshot", { name, format }));
     },
   },
   read: {
-    options: { "since-last": "flag" },
+    options: { "since-last": "flag", cursor: "value", since: "value" },
     async run(call) {
       const name = sessionName("read", call.args.words, SUBCOMMAND_HELP.read.usage);
+      const { cursor, since } = call.args.options;
       const read = await call.rpc.request<{ text: string }>(SERVER_METHODS.read, {
         name,
-        sinceLast: call.args.options["since-last"] === true,
+        sinceLast: call.args.options["since-last"] === true || cursor !== undefined,
+        ...(cursor === undefined ? {} : { cursor: String(cursor) }),
+        ...(since === undefined ? {} : { since: wholeNumber("since", String(since)) }),
       });
       if (call.json) return await json(read);
       await runtime.writeStdout(read.text);
@@ -352,10 +394,27 @@ export async function subcommandMain(name: string, argv: string[]): Promise<numb
     await runtime.writeStdout(subcommandHelp(name));
     return EXIT.ok;
   }
-  for (let attempt = 1;; attempt++) {
-    const rpc = new RpcClient(
-      await connectTo(chosenSocket(args), "rpc", { client: `${name} pid ${process.pid}` }),
+  if (command.noWords && (args.words.length > 0 || args.rest !== undefined)) {
+    const given = [...args.words, ...(args.rest ?? [])].join(" ");
+    throw new UsageError(
+      `Cannot run "${name}": it takes no arguments, got ${JSON.stringify(given)}`,
     );
+  }
+  for (let attempt = 1;; attempt++) {
+    let connection;
+    try {
+      connection = await connectTo(chosenSocket(args), "rpc", {
+        client: `${name} pid ${process.pid}`,
+        start: command.startsServer ?? true,
+      });
+    } catch (error) {
+      if (!(error instanceof ServerUnavailableError) || command.startsServer !== false) throw error;
+      // ls: no server, no sessions; it says so, and starts none.
+      await runtime.writeStderr(`termbridge: no server is running on ${chosenSocket(args)}\n`);
+      if (args.options.json === true) await json({ sessions: [], server: null });
+      return EXIT.ok;
+    }
+    const rpc = new RpcClient(connection);
     try {
       return await command.run({ name, args, rpc, json: args.options.json === true });
     } catch (error) {

@@ -30,8 +30,11 @@ export interface RpcHostOptions {
   web?: (where: { hostname?: string; port?: number }) => Promise<{ link: string; origin: string }>;
 }
 
-/** Where each session's `sessions/read --since-last` left off, in its plain-text log. */
-const readOffsets = new WeakMap<Session, number>();
+/**
+ * Where each session's `sessions/read --since-last` left off, in its
+ * plain-text log, per cursor name ("" is the one every client shares).
+ */
+const readOffsets = new WeakMap<Session, Map<string, number>>();
 
 const schemas = {
   consoleRun: z.object({
@@ -48,7 +51,14 @@ const schemas = {
     /** Size of sessions opened without one. */
     size: z.object({ cols: z.number().int(), rows: z.number().int() }).optional(),
   }),
-  read: z.object({ name: z.string(), sinceLast: z.boolean().optional() }),
+  read: z.object({
+    name: z.string(),
+    sinceLast: z.boolean().optional(),
+    /** A named cursor for sinceLast: each client (script) keeps its own position. */
+    cursor: z.string().max(200).optional(),
+    /** Read from this position (the `totalBytes` an earlier read returned). */
+    since: z.number().int().min(0).optional(),
+  }),
   web: z.object({ hostname: z.string().optional(), port: z.number().int().optional() }),
 };
 
@@ -88,10 +98,13 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   app.onRequest(SERVER_METHODS.read, schemas.read, ({ params }) =>
     mapped(() => {
       const session = sessions.get(params.name);
-      const from = params.sinceLast ? readOffsets.get(session) ?? 0 : 0;
+      let cursors = readOffsets.get(session);
+      if (cursors === undefined) readOffsets.set(session, cursors = new Map());
+      const key = params.cursor ?? "";
+      const from = params.since ?? (params.sinceLast ? cursors.get(key) ?? 0 : 0);
       // The log may have dropped its start (output ceiling): read from what it still holds.
       const { text, end } = session.outputText(from);
-      readOffsets.set(session, end);
+      if (params.sinceLast || params.cursor !== undefined) cursors.set(key, end);
       return { text, totalBytes: end };
     }));
   app.onRequest(SERVER_METHODS.info, z.object({}).optional(), () => ({

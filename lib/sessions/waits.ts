@@ -35,6 +35,10 @@ export interface WaitResult {
   screen: string;
   /** The text the regex matched, for regex waits. */
   match?: string;
+  /** The regex's capture groups (unmatched ones null), for regex waits with groups. */
+  groups?: (string | null)[];
+  /** The regex's named groups, for regex waits with named groups. */
+  namedGroups?: Record<string, string | null>;
 }
 
 /**
@@ -135,7 +139,19 @@ export async function waitOn(
     timeoutMs,
     signal,
   );
-  return result(condition.regex !== undefined && !condition.gone ? match : undefined);
+  if (condition.regex === undefined || condition.gone) return result();
+  const done = result(match);
+  // The groups of the match found, read again from the screen it was found on.
+  const groups = new RegExp(condition.regex, "m").exec(terminal.screenText({ scope }));
+  if (groups !== null && groups[0] === match && groups.length > 1) {
+    done.groups = groups.slice(1).map((group) => group ?? null);
+    if (groups.groups !== undefined) {
+      done.namedGroups = Object.fromEntries(
+        Object.entries(groups.groups).map(([name, value]) => [name, value ?? null]),
+      );
+    }
+  }
+  return done;
 }
 
 function screenMatcher(condition: WaitCondition): {

@@ -1,0 +1,99 @@
+/**
+ * Issue 16 items 13-18, through the built binary (the sources when it is
+ * not current): literal text, help keys and -v, wait's capture groups,
+ * colours, per-client read cursors, config defaults, ls without a server.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { describe, it } from "../harness.ts";
+import { DEFAULT_MAX_READ_BYTES } from "../../lib/service/text_files.ts";
+import { DEFAULT_RESULT_LIMIT } from "../../lib/mcp/result_size.ts";
+import { BINARY_CURRENT, inWorld } from "./_kit.ts";
+
+const BUILD = BINARY_CURRENT ? "binary" : "source";
+
+describe("session server: what tmux users reach for", () => {
+  it("type takes text that starts with a dash after -- or with --literal", () =>
+    inWorld(BUILD, async (world) => {
+      await world.ok(["new", "s"]);
+      await world.ok(["type", "s", "--", "-n"]);
+      await world.ok(["wait", "s", "regex", "[$#] -n$"]);
+      await world.ok(["key", "s", "C-u"]);
+      await world.ok(["type", "s", "--literal", "echo", "-e", "lit-$((2*3))\n"]);
+      await world.ok(["wait", "s", "regex", "^lit-6$"]);
+      const refused = await world.tb(["type", "s"]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /give the text/);
+    }));
+
+  it("help keys lists the key names, -v is --version, wait --json has the capture groups", () =>
+    inWorld(BUILD, async (world) => {
+      const keys = await world.ok(["help", "keys"]);
+      assert.match(keys, /ArrowUp/);
+      assert.match(keys, /C-c/);
+      assert.match(await world.ok(["-v"]), /^termbridge \d/);
+      await world.ok(["new", "w"]);
+      await world.ok(["exec", "w", "echo port=80$((40+40)) host=example"]);
+      const waited = JSON.parse(
+        await world.ok(["wait", "w", "regex", "^port=(\\d+) host=(?<host>\\w+)$", "--json"]),
+      );
+      assert.equal(waited.match, "port=8080 host=example");
+      assert.deepEqual(waited.groups, ["8080", "example"]);
+      assert.deepEqual(waited.namedGroups, { host: "example" });
+    }));
+
+  it("screen --ansi and shot --ansi keep the colours", () =>
+    inWorld(BUILD, async (world) => {
+      await world.ok(["new", "c"]);
+      await world.ok(["exec", "c", "printf '\\033[31mred-text\\033[0m\\n'"]);
+      const plain = await world.ok(["screen", "c"]);
+      assert.match(plain, /^red-text$/m);
+      assert.doesNotMatch(plain, /\x1b/);
+      assert.match(await world.ok(["screen", "c", "--ansi"]), /\x1b\[[0-9;]*31[0-9;]*mred-text/);
+      const shot = JSON.parse(await world.ok(["shot", "c", "--ansi"]));
+      assert.match(shot.content, /\x1b\[[0-9;]*31[0-9;]*mred-text/);
+      assert.equal((await world.tb(["screen", "c", "--ansi", "--all"])).code, 2);
+    }));
+
+  it("read --cursor NAME keeps each client's position; --since N reads from a position", () =>
+    inWorld(BUILD, async (world) => {
+      await world.ok(["new", "r"]);
+      await world.ok(["read", "r", "--cursor", "a"]);
+      await world.ok(["read", "r", "--cursor", "b"]);
+      await world.ok(["exec", "r", "echo first-$((1))"]);
+      assert.match(await world.ok(["read", "r", "--cursor", "a"]), /^first-1$/m);
+      await world.ok(["exec", "r", "echo second-$((2))"]);
+      const b = await world.ok(["read", "r", "--cursor", "b"]);
+      assert.match(b, /^first-1$/m, "a's read did not take b's output");
+      assert.match(b, /^second-2$/m);
+      const a = await world.ok(["read", "r", "--cursor", "a"]);
+      assert.doesNotMatch(a, /first-1/);
+      assert.match(a, /^second-2$/m);
+      const { totalBytes } = JSON.parse(await world.ok(["read", "r", "--json"]));
+      await world.ok(["exec", "r", "echo third-$((3))"]);
+      const since = await world.ok(["read", "r", "--since", String(totalBytes)]);
+      assert.match(since, /^third-3$/m);
+      assert.doesNotMatch(since, /second-2/);
+    }));
+
+  it("config shows the real defaults; ls without a server says so and starts none", () =>
+    inWorld(BUILD, async (world) => {
+      const config = await world.ok(["config"]);
+      assert.match(config, new RegExp(`^maxReadBytes\\s+${DEFAULT_MAX_READ_BYTES}\\s`, "m"));
+      assert.match(config, new RegExp(`^mcpResultLimit\\s+${DEFAULT_RESULT_LIMIT}\\s`, "m"));
+      const ls = await world.tb(["ls"]);
+      assert.equal(ls.code, 0);
+      assert.equal(ls.stdout, "");
+      assert.match(ls.stderr, /no server is running on /);
+      assert.equal(existsSync(world.socket), false, "ls started no server");
+      assert.deepEqual(JSON.parse(await world.ok(["ls", "--json"])), {
+        sessions: [],
+        server: null,
+      });
+      const extra = await world.tb(["ls", "extra"]);
+      assert.equal(extra.code, 2);
+      assert.match(extra.stderr, /it takes no arguments/);
+    }));
+});
