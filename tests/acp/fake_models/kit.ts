@@ -32,7 +32,8 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { waitUntil } from "../../helpers.ts";
 import {
   anthropicHandler,
   anthropicToolResults,
@@ -134,6 +135,20 @@ function codexConfig(url: string): string {
   ].join("\n");
 }
 
+/** Pids of the live processes whose environment has `HOME=home` (the agent's, whoever started them). */
+export function processesWithHome(home: string): number[] {
+  const wanted = `\0HOME=${home}\0`;
+  return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") return false;
+      return `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(wanted);
+    } catch {
+      return false; // Gone, or not ours to read.
+    }
+  }).map(Number);
+}
+
 /** Starts a fake model API for `agent` replaying `script`, with a private HOME. */
 export async function startFakeAgent(
   agent: FakeAgentName,
@@ -175,7 +190,11 @@ export async function startFakeAgent(
     },
     close: async () => {
       await fake.close();
-      // The agent's leftovers may still write there for a moment (its process tree is not ours to wait for).
+      // A process of the agent's that outlived the run may still write there:
+      // give such stragglers a moment to go (their leak is for the
+      // containment tests to catch, not for every test using the kit).
+      await waitUntil(() => processesWithHome(home).length === 0, "the agent's processes", 5_000)
+        .catch(() => {});
       rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
