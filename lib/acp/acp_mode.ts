@@ -9,7 +9,7 @@
 import { settleWithin } from "../terminal/timing.ts";
 import * as acp from "@agentclientprotocol/sdk";
 import { VERSION } from "../cli/usage.ts";
-import { type ExitStatus, runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
 import { TerminalService } from "../service/terminal_service.ts";
 import { ACP_EXIT, type AcpOptions, HELP, parseOptions } from "./acp_options.ts";
 import { type AgentProcess, startAgent } from "./agent_process.ts";
@@ -29,7 +29,7 @@ import { agentSettings } from "../sandbox/mod.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import type { Renderer } from "./render/types.ts";
 import { authenticate, describeMethods } from "./authentication.ts";
-import { askElicitation } from "./elicitation.ts";
+import { Person } from "./person.ts";
 import type { AcpHost, ToolsServer } from "./host.ts";
 import { agentArgv, terminalsMeta } from "./agent_shell.ts";
 import { ToolCards } from "./tool_cards.ts";
@@ -100,8 +100,7 @@ class AcpRun {
   readonly #chat: ChatConsole | undefined;
   readonly #safety: Safety;
   readonly #host: AcpHost;
-  /** The person can be asked things in a chat (interactive, no --prompt, no --json). */
-  readonly #canAsk: boolean;
+  readonly #person: Person;
   #init: acp.InitializeResponse | undefined;
   #tools: ToolsServer | undefined;
   readonly #cards: ToolCards;
@@ -146,7 +145,7 @@ class AcpRun {
     const chatting = options.policy === "ask" ||
       (options.prompts.length === 0 && runtime.isTerminal("stdin"));
     this.#chat = chatting && !options.json ? new ChatConsole() : undefined;
-    this.#canAsk = this.#chat !== undefined && options.prompts.length === 0;
+    this.#person = new Person({ renderer, chat: this.#chat, options, host, safety });
     const chat = this.#chat;
     const ask: AskPerson | undefined = chat && (async (request, signal) => {
       const resume = renderer.suspend();
@@ -174,7 +173,7 @@ class AcpRun {
       })
       .onRequest(
         acp.methods.client.elicitation.create,
-        ({ params, signal }) => this.#elicit(params, signal),
+        ({ params, signal }) => this.#person.elicit(params, signal),
       )
       // Shown by `checkUpdates` below as they are read, which validated them:
       // only valid ones get here, and the SDK need not validate them again.
@@ -314,7 +313,7 @@ class AcpRun {
         fs: { readTextFile: true, writeTextFile: true },
         terminal: true,
         elicitation: { form: {}, url: {} },
-        auth: { terminal: this.#loginTerminal() !== undefined },
+        auth: { terminal: this.#person.login() !== undefined },
         _meta: { terminal_output: true },
       },
       clientInfo: { name: "termbridge", version: VERSION },
@@ -347,13 +346,12 @@ class AcpRun {
   }
 
   async #authenticate(methods: acp.AuthMethod[]): Promise<number | undefined> {
-    const login = this.#loginTerminal();
     const outcome = await authenticate(
       this.#connection.agent,
       methods,
       this.#options.auth,
       this.#options.agent,
-      login && ((argv, env) => this.#handOver(() => login(argv, env), true)),
+      this.#person.login(),
     );
     if (outcome.ok) {
       if (outcome.notice) this.#renderer.event({ type: "notice", message: outcome.notice });
@@ -361,33 +359,6 @@ class AcpRun {
     }
     if ("message" in outcome) return this.#failed(outcome.message);
     return this.#protocolError("authenticate", outcome.error);
-  }
-
-  /** Runs a terminal login when termbridge runs in a terminal (and the host can), else undefined. */
-  #loginTerminal():
-    | ((argv: string[], env: Record<string, string>) => Promise<ExitStatus>)
-    | undefined {
-    const run = this.#host.runInTerminal;
-    const interactive = runtime.isTerminal("stdin") && runtime.isTerminal("stdout") &&
-      !this.#options.json;
-    if (run === undefined || !interactive) return undefined;
-    return (argv, env) => run(argv, { env, cwd: this.#options.cwd, safety: this.#safety });
-  }
-
-  /**
-   * Gives the person's terminal to `body`: the renderer's live area steps
-   * aside, and with `program` (a program reads the keyboard) the chat too.
-   */
-  async #handOver<T>(body: () => Promise<T>, program = false): Promise<T> {
-    const resume = this.#renderer.suspend();
-    await runtime.writeStdout(""); // What was shown so far comes first.
-    if (program) this.#chat?.pause();
-    try {
-      return await body();
-    } finally {
-      if (program) this.#chat?.resume();
-      resume();
-    }
   }
 
   /** `--list-sessions`: prints the agent's sessions in the working directory. */
@@ -422,34 +393,6 @@ class AcpRun {
       cwd: this.#options.cwd,
       events: (event) => this.#cards.event(event),
     });
-  }
-
-  /** `elicitation/create`: asked in the chat; declined (and said so) without one. */
-  async #elicit(
-    request: acp.CreateElicitationRequest,
-    signal: AbortSignal,
-  ): Promise<acp.CreateElicitationResponse> {
-    const chat = this.#chat;
-    const question = JSON.stringify(request.message);
-    if (chat === undefined || !this.#canAsk) {
-      const why = this.#options.json
-        ? "--json"
-        : this.#options.prompts.length > 0
-        ? "--prompt"
-        : "stdin is not a terminal";
-      this.#renderer.event({
-        type: "warning",
-        message:
-          `Declined the agent's question ${question}: nobody can answer it here (${why}); run termbridge acp in a terminal without --prompt to answer it in the chat`,
-      });
-      return { action: "decline" };
-    }
-    const outcome = await this.#handOver(() => askElicitation(request, chat, signal));
-    this.#renderer.event({
-      type: "notice",
-      message: `The agent's question ${question}: ${outcome.summary}`,
-    });
-    return outcome.response;
   }
 
   async #turns(): Promise<number> {
