@@ -96,14 +96,17 @@ is active, and the window title. --ansi: the content keeps its colours and
 attributes as escape sequences.`,
   },
   read: {
-    usage: "read NAME [--since-last] [--cursor NAME] [--since N]",
+    usage: "read NAME [--since-last] [--cursor NAME] [--since N] [--follow]",
     summary: "print a session's output as plain text (--since-last: only what is new)",
     help: `Prints what session NAME's program has written, as plain text (colours and
 other escape sequences removed). --since-last prints only what arrived since
 the last "read --since-last" of that session (by any client). Two scripts
 that read the same session each keep their own position with --cursor NAME
 (their own name: only what is new since that cursor's last read), or with
---since N, N being the "totalBytes" an earlier "read --json" returned.`,
+--since N, N being the "totalBytes" an earlier "read --json" returned.
+--follow goes on printing what comes, as tail -f does, until the program
+exits (0) or the session is closed (121); with --json, one {text, totalBytes}
+a line.`,
   },
   wait: {
     usage: "wait NAME text|regex|gone|idle|prompt|exit [ARG] [--timeout S] [--all]",

@@ -311,10 +311,11 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
   read: {
-    options: { "since-last": "flag", cursor: "value", since: "value" },
+    options: { "since-last": "flag", cursor: "value", since: "value", follow: "flag" },
     async run(call) {
       const name = sessionName("read", call.args.words, SUBCOMMAND_HELP.read.usage);
       const { cursor, since } = call.args.options;
+      if (call.args.options.follow === true) return await follow(call, name);
       const read = await call.rpc.request<{ text: string }>(SERVER_METHODS.read, {
         name,
         sinceLast: call.args.options["since-last"] === true || cursor !== undefined,
@@ -335,6 +336,32 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
 };
+
+/** How often `read --follow` asks for more output (ms). */
+const FOLLOW_MS = 100;
+
+/**
+ * `read NAME --follow`: prints what is new as it comes, as `tail -f` does,
+ * until the session's program exits or the session is closed (Ctrl+C stops
+ * it sooner).
+ */
+async function follow(call: Call, name: string): Promise<number> {
+  let since: number | undefined;
+  for (;;) {
+    const read = await call.rpc.request<{ text: string; totalBytes: number; exited: boolean }>(
+      SERVER_METHODS.read,
+      since === undefined ? { name } : { name, since },
+    );
+    if (call.json) {
+      if (read.text !== "") {
+        await out(JSON.stringify({ text: read.text, totalBytes: read.totalBytes }));
+      }
+    } else await runtime.writeStdout(read.text);
+    if (read.exited) return EXIT.ok;
+    since = read.totalBytes;
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_MS));
+  }
+}
 
 async function info(call: Call, name: string): Promise<unknown> {
   const { sessions } = await call.rpc.request<{ sessions: { name: string }[] }>("sessions/list");

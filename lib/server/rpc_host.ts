@@ -105,7 +105,7 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
       // The log may have dropped its start (output ceiling): read from what it still holds.
       const { text, end } = session.outputText(from);
       if (params.sinceLast || params.cursor !== undefined) cursors.set(key, end);
-      return { text, totalBytes: end };
+      return { text, totalBytes: end, exited: session.terminal.exitStatus !== null };
     }));
   app.onRequest(SERVER_METHODS.info, z.object({}).optional(), () => ({
     pid: process.pid,

@@ -81,6 +81,23 @@ describe("session server: what tmux users reach for", () => {
       assert.doesNotMatch(since, /second-2/);
     }));
 
+  it("read --follow prints output as it comes until the program exits", () =>
+    inWorld(BUILD, async (world) => {
+      await world.ok([
+        "new",
+        "f",
+        "--",
+        "sh",
+        "-c",
+        "read go; for i in 1 2 3; do echo tick-$i; sleep 0.2; done",
+      ]);
+      const following = world.tb(["read", "f", "--follow"]);
+      await world.ok(["type", "f", "go\n"]);
+      const run = await following;
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /tick-1\n[^]*tick-2\n[^]*tick-3\n/);
+    }));
+
   it("config shows the real defaults; ls without a server says so and starts none", () =>
     inWorld(BUILD, async (world) => {
       const config = await world.ok(["config"]);
