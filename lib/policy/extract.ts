@@ -79,6 +79,7 @@ export function extractCommands(root: SyntaxNode, home: string, via: string[] = 
     home,
     functions: [],
     stdin: new Map(),
+    extra: new Map(),
     arithmetic: false,
     quotedCode: [],
     escapes: /\\[$`]/.test(root.text),
@@ -121,6 +122,8 @@ interface State {
   functions: string[];
   /** Here-document text for the command node it feeds, by node id. */
   stdin: Map<number, Word>;
+  /** Words after a redirection's target, arguments of the command node it follows, by node id. */
+  extra: Map<number, SyntaxNode[]>;
   /** The line has a context that evaluates arithmetic. */
   arithmetic: boolean;
   /** Quoted text holding a substitution the shell does not run as it reads it. */
@@ -181,6 +184,11 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
       if (child?.type === "heredoc_redirect" && body?.type === "command") {
         const text = hereDocument(child);
         if (text !== null) state.stdin.set(body.id, text);
+      } else if (child?.type === "file_redirect" && body?.type === "command") {
+        const extra = extraDestinations(child);
+        if (extra.length > 0) {
+          state.extra.set(body.id, [...state.extra.get(body.id) ?? [], ...extra]);
+        }
       }
     }
   }
@@ -202,9 +210,14 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
     if (type === "herestring_redirect") {
       const value = child.namedChild(0);
       if (value !== null) stdin = wordOf(value, state.home);
-    } else if (type !== "file_redirect" && type !== "heredoc_redirect") {
+    } else if (type === "file_redirect") {
+      for (const extra of extraDestinations(child)) words.push(...expandedWords(extra, state.home));
+    } else if (type !== "heredoc_redirect") {
       words.push(...expandedWords(child, state.home));
     }
+  }
+  for (const extra of state.extra.get(node.id) ?? []) {
+    words.push(...expandedWords(extra, state.home));
   }
   if (words.length > 0) {
     const name = words[0].text;
@@ -272,6 +285,17 @@ const SETS_BY_NAME = new Set(["read", "printf", "mapfile", "readarray", "getopts
 
 function unknown(state: State, via: string[], reason: string): void {
   state.contents.unknowns.push({ reason, via });
+}
+
+/**
+ * Words the parser took for more targets of a redirection: bash redirects to
+ * the first word and passes the rest as arguments (`env >/dev/null touch m`
+ * runs `env touch m`).
+ */
+function extraDestinations(redirect: SyntaxNode): SyntaxNode[] {
+  const destinations = redirect.childrenForFieldName("destination");
+  if (destinations.length < 2) return [];
+  return destinations.slice(1).filter((node): node is SyntaxNode => node !== null);
 }
 
 /** The literal text of a here-document; dynamic when it expands anything. */

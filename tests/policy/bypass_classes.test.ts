@@ -62,6 +62,9 @@ const DENIED: [string, string][] = [
   ["unset of a subscript", "unset 'a[$(touch m)]'"],
   ["[[ -v ]] of a subscript", "[[ -v 'a[$(touch m)]' ]]"],
   ["printf -v into a subscript", "printf -v 'a[`touch m`]' x"],
+  ["words after a redirection's target", "env >/dev/null touch m"],
+  ["words after &>", "nice &>/dev/null touch m"],
+  ["words after two redirections", "A=1 env 2>/dev/null >/dev/null touch m | cat"],
   ["arithmetic inside bash -c", `bash -c "x='a[\$(touch m)]'; echo \$((x))"`],
 ];
 

@@ -75,6 +75,9 @@ describe("bypass classes: through serve", () => {
         "zsh -fc '=marker s'",
         `env 'BASH_FUNC_ls%%=() { marker t; }' bash -c ls`,
         "mywrapper marker u",
+        // The parser takes these for more redirection targets; bash runs `env marker y`.
+        "env >/dev/null marker y",
+        "nice -n 1 2>/dev/null marker z",
         "rm -fr victim",
         "rm -r -f victim",
         "rm --recursive --force victim",
