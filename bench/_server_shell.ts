@@ -35,11 +35,13 @@ export const TMUX = 'tmux -S "$TMUX_SOCK"';
 
 /**
  * One subcommand round trip: `--version` (start-up alone), `type`, `screen`,
- * N times, after warming up; the same with tmux send-keys and capture-pane.
+ * N times, after warming up; the same with tmux send-keys and capture-pane;
+ * then a compiled Bun hello world ($HELLO, the floor) and `exec ex true`.
  */
 export function roundTripScript(rounds: number): string {
   return `set -e
 $TB new rt --size 80x24 >/dev/null
+$TB new ex >/dev/null
 ${TMUX} new-session -d -s rt -x 80 -y 24 "bash --norc --noprofile"
 for i in 1 2 3 4 5; do $TB type rt x; $TB screen rt >/dev/null; $TB --version >/dev/null; done
 $TB key rt C-u
@@ -49,11 +51,14 @@ for ((i = 0; i < ${rounds}; i++)); do
   t2=$EPOCHREALTIME; $TB screen rt >/dev/null
   t3=$EPOCHREALTIME; ${TMUX} send-keys -t rt x
   t4=$EPOCHREALTIME; ${TMUX} capture-pane -p -t rt >/dev/null
-  t5=$EPOCHREALTIME
-  echo "$t0 $t1 $t2 $t3 $t4 $t5"
+  t5=$EPOCHREALTIME; "$HELLO" >/dev/null
+  t6=$EPOCHREALTIME; $TB exec ex true
+  t7=$EPOCHREALTIME
+  echo "$t0 $t1 $t2 $t3 $t4 $t5 $t6 $t7"
   if (( i % 20 == 19 )); then $TB key rt C-u; ${TMUX} send-keys -t rt C-u; fi
 done
 $TB close rt
+$TB close ex
 `;
 }
 

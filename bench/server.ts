@@ -46,6 +46,31 @@ const env: Record<string, string> = {
   TMUX_SOCK: join(world, "tmux.sock"),
 };
 delete env.TMUX;
+// The floor a subcommand is measured against: a compiled Bun hello world's start-up.
+const hello = join(world, "hello");
+writeFileSync(`${hello}.ts`, 'console.log("hello");\n');
+{
+  const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const built = runtime.spawnPiped({
+    argv: [
+      join(ROOT, "node_modules", ".bin", "bun"),
+      "build",
+      "--compile",
+      `${hello}.ts`,
+      "--outfile",
+      hello,
+    ],
+    stderr: "pipe",
+  });
+  await built.stdin.close();
+  const [, , status] = await Promise.all([
+    new Response(built.stdout).text(),
+    new Response(built.stderr!).text(),
+    built.exited,
+  ]);
+  if (status.exitCode !== 0) throw new Error("cannot compile the Bun hello world");
+}
+env.HELLO = hello;
 // 100 sessions at once: above the default limits.terminals (32).
 mkdirSync(join(world, "config", "termbridge"), { recursive: true });
 writeFileSync(
@@ -126,7 +151,7 @@ const say = (line: string) => {
 try {
   progress(`termbridge: ${tb.description}${tb.warning ? ` (${tb.warning})` : ""}`);
   progress("round trips");
-  const [version, type, screen, tmuxSend, tmuxCapture] = gaps(
+  const [version, type, screen, tmuxSend, tmuxCapture, helloStart, execTrue] = gaps(
     await bash(roundTripScript(ROUNDS), env),
   );
   const pair = type.map((t, i) => t + screen[i]);
@@ -138,6 +163,18 @@ try {
   );
   say("| --- | --- | --- | --- | --- |");
   say(`| start-up alone: termbridge --version | ${p(version, 50)} | ${p(version, 99)} | - | - |`);
+  say(
+    `| a compiled Bun hello world (the floor) | ${p(helloStart, 50)} | ${
+      p(helloStart, 99)
+    } | - | - |`,
+  );
+  const ratio = (values: number[]) => fixed(percentile(values, 50) / percentile(helloStart, 50), 2);
+  say(`| exec NAME true (a live session) | ${p(execTrue, 50)} | ${p(execTrue, 99)} | - | - |`);
+  say(
+    `| p50 / hello world: --version ${ratio(version)}x, type ${ratio(type)}x, exec true ${
+      ratio(execTrue)
+    }x | | | | |`,
+  );
   say(
     `| type NAME x (tmux send-keys) | ${p(type, 50)} | ${p(type, 99)} | ${p(tmuxSend, 50)} | ${
       p(tmuxSend, 99)
