@@ -15,7 +15,11 @@
  * 4. termbridge's MCP tools offered to the agent, through `termbridge acp`:
  *    the time they add to the session's answer (goal: under 150 ms), and
  *    `true` as a tool call via MCP `terminal_execute` beside `terminal/create`
- *    (`BENCH_MCP_STARTS`, default 6 runs each way; `BENCH_ROUNDS` calls).
+ *    (`BENCH_MCP_STARTS`, default 6 runs each way; `BENCH_ROUNDS` calls);
+ * 5. `acp`'s agent start to its answer to `initialize`: plain, inside the
+ *    containment (goal: under +5 ms) and inside the sandbox (goal: under
+ *    +20 ms), `BENCH_AGENT_STARTS` (30) rounds; `BENCH_ONLY=agent-start`
+ *    runs only this section.
  *
  * Run from the repository root, on either runtime:
  *
@@ -42,6 +46,7 @@ import { latencySection } from "./_acp_latency.ts";
 import { permissionSection } from "./_acp_permission.ts";
 import { mcpToolsSection } from "./_acp_mcp.ts";
 import { throughputSection } from "./_acp_throughput.ts";
+import { agentStartSection } from "./_acp_agent_start.ts";
 import { type ServePreference, startServe } from "./_acp_serve.ts";
 import { removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
 import {
@@ -72,6 +77,8 @@ function readConfig(env: Record<string, string>) {
     warmups: env.BENCH_WARMUP === "0" ? 0 : envNumber(env, "BENCH_WARMUP", 10),
     floodRuns: envNumber(env, "BENCH_FLOOD_RUNS", 3),
     mcpStarts: envNumber(env, "BENCH_MCP_STARTS", 6),
+    agentStarts: envNumber(env, "BENCH_AGENT_STARTS", 30),
+    only: env.BENCH_ONLY,
     markdown: env.BENCH_MARKDOWN === "1",
   };
 }
@@ -137,8 +144,22 @@ async function run(config: ReturnType<typeof readConfig>) {
   return { rows, serve, seconds: (performance.now() - started) / 1000 };
 }
 
+/** The agent-start section alone, or after the others. */
+async function agentStart(config: ReturnType<typeof readConfig>): Promise<Row[]> {
+  try {
+    return await agentStartSection({ rounds: config.agentStarts });
+  } catch (error) {
+    return failedRow("agent start", error);
+  }
+}
+
 const config = readConfig(runtime.env());
+if (config.only === "agent-start") {
+  console.log(formatTable(await agentStart(config)));
+  process.exit();
+}
 const { rows, serve, seconds } = await run(config);
+rows.push(...await agentStart(config));
 console.log([
   `termbridge ACP terminal benchmark on ${runtime.name} ${runtime.version}`,
   `${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}`,

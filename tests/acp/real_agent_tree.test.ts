@@ -1,0 +1,156 @@
+/**
+ * The real claude-agent-acp adapter (driven offline by the fake Anthropic
+ * API of `fake_models/`) held by termbridge: under `sandbox.mode` the
+ * commands Claude Code runs itself (its Bash tool, not termbridge's
+ * terminals) cannot write outside the workspace and can inside; and the
+ * adapter SIGKILLed or termbridge SIGKILLed leaves no `claude` CLI, `bash`
+ * or `sleep` behind.
+ * @module
+ */
+
+import { describe, itWhen } from "../harness.ts";
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { containment } from "../../lib/sandbox/mod.ts";
+import { waitUntil } from "../helpers.ts";
+import { shellCall, startFakeAgent } from "./fake_models/kit.ts";
+import { acpArgv, runAcp } from "./acp_run.ts";
+import { Child } from "./child.ts";
+
+const hasBwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
+const contained = containment().kind !== "off";
+
+/** Processes whose environment holds `text` (the run's private HOME), with their command lines. */
+function holding(text: string): { pid: number; cmdline: string }[] {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`, "latin1");
+      if (!environ.includes(text)) continue;
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1").replaceAll("\0", " ");
+      found.push({ pid: Number(name), cmdline });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** A workspace and a directory outside it, outside /tmp (which the sandbox replaces). */
+async function withDirs(body: (dirs: { workspace: string; outside: string }) => Promise<void>) {
+  const root = mkdtempSync("/var/tmp/tb-real-tree-");
+  const dirs = { workspace: join(root, "ws"), outside: join(root, "out") };
+  mkdirSync(dirs.workspace);
+  mkdirSync(dirs.outside);
+  try {
+    await body(dirs);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+describe("acp: the real claude-agent-acp held by termbridge", () => {
+  itWhen(
+    hasBwrap,
+    "claude: under sandbox.mode workspace-write its own Bash cannot write outside the workspace, can inside",
+    async () => {
+      await withDirs(async ({ workspace, outside }) => {
+        const model = await startFakeAgent("claude", {
+          calls: [
+            shellCall("claude", `touch ${outside}/escaped; echo "outside rc=$?"`),
+            shellCall("claude", `touch ${workspace}/inside; echo "inside rc=$?"`),
+          ],
+          finalText: "Done.",
+        });
+        // Claude Code's state: writable in the sandbox (sandbox.agentWrite) only when it exists.
+        mkdirSync(join(model.home, ".claude"), { recursive: true });
+        writeFileSync(join(model.home, ".claude.json"), "{}");
+        const config = join(workspace, "..", "termbridge.jsonc");
+        writeFileSync(config, JSON.stringify({ sandbox: { mode: "workspace-write" } }));
+        try {
+          const run = await runAcp(model.argv, {
+            cwd: workspace,
+            prompts: ["touch two files"],
+            flags: ["--yes", "--policy", "off", "--config", config],
+            env: model.env,
+          });
+          const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+          assert.equal(run.status.exitCode, 0, context);
+          const results = model.toolResults();
+          assert.equal(results.length, 2, context);
+          assert.match(results[0], /Read-only file system/, context);
+          assert.match(results[0], /outside rc=1/, context);
+          assert.match(results[1], /inside rc=0/, context);
+          assert.equal(existsSync(join(outside, "escaped")), false);
+          assert.equal(existsSync(join(workspace, "inside")), true);
+          const agent = run.events.find((event) => event.type === "agent");
+          assert.match(String(agent?.enclosure), /sandbox workspace-write, network on/);
+        } finally {
+          await model.close();
+        }
+      });
+    },
+  );
+
+  for (const killed of ["the adapter", "termbridge"]) {
+    itWhen(
+      contained,
+      `claude: ${killed} SIGKILLed during a Bash sleep leaves no claude CLI, bash or sleep`,
+      async () => {
+        await withDirs(async ({ workspace }) => {
+          const model = await startFakeAgent("claude", {
+            calls: [shellCall("claude", "sleep 4242")],
+            finalText: "Done.",
+          });
+          const child = Child.start(
+            acpArgv(model.argv, { cwd: workspace, prompts: ["sleep"], flags: ["--yes"] }),
+            { env: model.env },
+          );
+          try {
+            let tree: { pid: number; cmdline: string }[] = [];
+            await waitUntil(
+              () => {
+                tree = holding(model.home);
+                return tree.some((p) => /^sleep 4242/.test(p.cmdline));
+              },
+              "Claude Code's Bash running sleep 4242",
+              60_000,
+            );
+            assert.ok(tree.some((p) => /claude/.test(p.cmdline)), JSON.stringify(tree));
+            assert.ok(tree.some((p) => /bash/.test(p.cmdline)), JSON.stringify(tree));
+            if (killed === "termbridge") {
+              assert.ok(child.signal("SIGKILL"));
+            } else {
+              const adapter = tree.find((p) =>
+                p.pid !== child.pid && p.cmdline.includes("claude-agent-acp")
+              );
+              assert.ok(adapter !== undefined, JSON.stringify(tree));
+              process.kill(adapter.pid, "SIGKILL");
+              const { status } = await child.finished(30_000);
+              assert.equal(status.exitCode, 5, child.stderr);
+            }
+            await waitUntil(
+              () => holding(model.home).length === 0,
+              `no process of the run left (${JSON.stringify(holding(model.home))})`,
+              20_000,
+            );
+          } finally {
+            await child.dispose();
+            await model.close();
+          }
+        });
+      },
+    );
+  }
+});
