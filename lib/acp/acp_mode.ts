@@ -392,6 +392,7 @@ class AcpRun {
       safety: this.#safety,
       cwd: this.#options.cwd,
       events: (event) => this.#cards.event(event),
+      socketDir: this.#agent.runtimeDir,
     });
   }
 

@@ -23,6 +23,8 @@ export interface AgentProcess {
   readonly pid: number;
   /** What holds the agent, in words: containment, sandbox, limits. */
   readonly enclosure: string;
+  /** A private directory the sandboxed agent can reach (for sockets), or undefined without a sandbox. */
+  readonly runtimeDir: string | undefined;
   /** The ACP stream: only the lines of its stdout that look like JSON. */
   readonly stream: acp.Stream;
   readonly exited: Promise<ExitStatus>;
@@ -99,6 +101,7 @@ export async function startAgent(
   return {
     pid: child.pid,
     enclosure: enclosure.description,
+    runtimeDir: enclosure.runtimeDir,
     stream: agentStream(child.stdin, stdout),
     exited,
     noise,

@@ -38,6 +38,11 @@ export interface ToolsContext {
   cwd: string;
   /** Called as commands start, print and end. */
   events: (event: ToolCommandEvent) => void;
+  /**
+   * A private directory (0700) for the socket that the agent can reach
+   * (inside its sandbox); by default the tools make one of their own.
+   */
+  socketDir?: string;
 }
 
 /** Termbridge's MCP server for the agent, live until `close`. */

@@ -8,10 +8,10 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { resolve } from "node:path";
-import { joinSandbox } from "./bubblewrap.ts";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { joinSandbox, writeRoots } from "./bubblewrap.ts";
 import { containment } from "./containment.ts";
 import { rlimitPrefix } from "./rlimits.ts";
 import type { ResourceLimits, SandboxSettings } from "./types.ts";
@@ -43,6 +43,12 @@ export interface AgentEnclosure {
   readonly prefix: string[];
   /** What holds the agent, in words (for the header): containment, sandbox, limits. */
   readonly description: string;
+  /**
+   * With a sandbox: a private directory (0700) on the host that the agent
+   * can reach inside it, for what termbridge serves it (the MCP tools'
+   * socket); removed by `end()`. Undefined without a sandbox.
+   */
+  readonly runtimeDir: string | undefined;
   /** SIGKILLs every process left in the agent's tree at once. */
   kill(): void;
   /** Kills what is left of the tree and removes its cgroup. */
@@ -65,9 +71,10 @@ function describe(
   const { sandbox } = settings;
   let boxed = "no sandbox (sandbox.mode off)";
   if (sandbox !== undefined) {
-    const writes = sandbox.mode === "workspace-write" ? [placement.workspace] : [];
+    const writes = [...writeRoots(sandbox, placement.workspace) ?? [], ...writable];
+    const tmp = writes.includes("/tmp") ? "" : " and a private /tmp";
     boxed = `sandbox ${sandbox.mode}, network ${sandbox.network === false ? "off" : "on"}, ` +
-      `writes ${[...writes, ...writable].map(display).join(", ") || "nothing"} and a private /tmp`;
+      `writes ${writes.map(display).join(", ") || "nothing"}${tmp}`;
   }
   const { cpuSeconds = 0, memoryBytes = 0, processes = 0 } = settings.limits;
   const limits = [
@@ -91,19 +98,32 @@ export async function encloseAgent(
   const writable = settings.writable.map((path) => resolve(path)).filter((path) =>
     existsSync(path)
   );
-  const sandbox = await joinSandbox(settings.sandbox, {
-    workspace: placement.workspace,
-    wd: placement.wd,
-    env: placement.env,
-    shown: placement.program.startsWith("/tmp/") ? [placement.program] : [],
-    writable,
-  });
+  const runtimeDir = settings.sandbox === undefined
+    ? undefined
+    : mkdtempSync(join(tmpdir(), "termbridge-agent-")); // 0700
+  let sandbox: string[] | null;
+  try {
+    sandbox = await joinSandbox(settings.sandbox, {
+      workspace: placement.workspace,
+      wd: placement.wd,
+      env: placement.env,
+      shown: placement.program.startsWith("/tmp/") ? [placement.program] : [],
+      writable: runtimeDir === undefined ? writable : [...writable, runtimeDir],
+    });
+  } catch (error) {
+    if (runtimeDir !== undefined) rmSync(runtimeDir, { recursive: true, force: true });
+    throw error;
+  }
   const state = containment();
   const tree = state.create("agent");
   return {
     prefix: [...tree?.prefix ?? [], ...sandbox ?? [], ...rlimitPrefix(settings.limits)],
     description: describe(tree === null ? "off" : state.kind, settings, placement, writable),
+    runtimeDir,
     kill: () => void tree?.kill(),
-    end: async () => await tree?.remove(),
+    end: async () => {
+      await tree?.remove();
+      if (runtimeDir !== undefined) rmSync(runtimeDir, { recursive: true, force: true });
+    },
   };
 }

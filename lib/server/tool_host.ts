@@ -184,7 +184,8 @@ export async function startToolHost(context: ToolsContext): Promise<ToolsServer>
     maxSessions,
     resultLimit: config.mcpResultLimit,
   }, context.events);
-  const dir = mkdtempSync(join(socketParent(), "termbridge-acp-")); // 0700
+  // The agent's sandbox shows `socketDir` (its private /tmp would hide one of our own).
+  const dir = context.socketDir ?? mkdtempSync(join(socketParent(), "termbridge-acp-")); // 0700
   const path = join(dir, "mcp.sock");
   const sockets = new Set<Socket>();
   const stopping = new AbortController();
@@ -216,7 +217,7 @@ export async function startToolHost(context: ToolsContext): Promise<ToolsServer>
       for (const socket of sockets) socket.destroy();
       tools.closeCards();
       await tools.closeAll();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(context.socketDir === undefined ? dir : path, { recursive: true, force: true });
     },
   };
 }

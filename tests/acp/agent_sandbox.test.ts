@@ -14,7 +14,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
-import { acpArgv, agentArgv, parseEvents, termbridgeUnderTest } from "./acp_run.ts";
+import {
+  acpArgv,
+  agentArgv,
+  parseEvents,
+  reportsOf,
+  runAcp,
+  termbridgeUnderTest,
+} from "./acp_run.ts";
 import { Child } from "./child.ts";
 
 const hasBwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
@@ -177,6 +184,29 @@ describe("acp agent sandbox and limits", () => {
         } finally {
           await child.dispose();
         }
+      });
+    },
+  );
+
+  itWhen(
+    hasBwrap,
+    "acp: a sandboxed agent with a private /tmp still reaches termbridge's MCP terminal tools",
+    async () => {
+      // policy.write without /tmp/**: the agent's /tmp is private, the tools' socket is not there.
+      const config = { sandbox: { mode: "workspace-write" }, policy: { write: ["${cwd}/**"] } };
+      await withDirs(config, async (dirs) => {
+        const run = await runAcp(agentArgv("mcp_agent"), {
+          cwd: dirs.workspace,
+          prompts: ["run echo tools-in-the-sandbox"],
+          flags: ["--yes", "--config", dirs.config],
+        });
+        const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+        assert.equal(run.status.exitCode, 0, context);
+        const agent = run.events.find((event) => event.type === "agent");
+        assert.match(String(agent?.enclosure), /and a private \/tmp$/);
+        const result = reportsOf(run.events).get("result") as { isError: boolean; text: string };
+        assert.equal(result?.isError, false, context);
+        assert.match(result.text, /tools-in-the-sandbox/);
       });
     },
   );

@@ -82,7 +82,7 @@ describe("acp: the real claude-agent-acp held by termbridge", () => {
           const run = await runAcp(model.argv, {
             cwd: workspace,
             prompts: ["touch two files"],
-            flags: ["--yes", "--policy", "off", "--config", config],
+            flags: ["--yes", "--policy", "off", "--terminals", "both", "--config", config],
             env: model.env,
           });
           const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
@@ -114,7 +114,11 @@ describe("acp: the real claude-agent-acp held by termbridge", () => {
             finalText: "Done.",
           });
           const child = Child.start(
-            acpArgv(model.argv, { cwd: workspace, prompts: ["sleep"], flags: ["--yes"] }),
+            acpArgv(model.argv, {
+              cwd: workspace,
+              prompts: ["sleep"],
+              flags: ["--yes", "--terminals", "both"],
+            }),
             { env: model.env },
           );
           try {
