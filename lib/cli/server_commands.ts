@@ -175,6 +175,11 @@ session's input (the others see who drives; any may take it over), and only
 the driver's page sets the session's size. Its keys go through the same
 policy and audit as every client's, named "web N".
 
+A command the policy asks about, sent by a client that cannot be asked (exec,
+type, an MCP client without elicitation), is asked on the open pages (the
+command, the rule, who asked: "Allow once" or "Deny"); with no page open, or
+no answer within 2 minutes, it is refused as before.
+
 Options:
   --open         open the link in your browser (xdg-open)
   --port N       listen on port N (default: any free port)

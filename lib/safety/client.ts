@@ -47,3 +47,18 @@ export function setClientApprover(approver: Approver): void {
 export function currentApprover(): Approver | undefined {
   return current.getStore()?.approver;
 }
+
+let lastResort: Approver | undefined;
+
+/**
+ * Sets who answers an "ask" that the asking client cannot answer itself (the
+ * session server's dashboard page); undefined: nobody, the "ask" is refused.
+ */
+export function setLastResortApprover(approver: Approver | undefined): void {
+  lastResort = approver;
+}
+
+/** Who answers an "ask" the asking client cannot answer, if anyone. */
+export function lastResortApprover(): Approver | undefined {
+  return lastResort;
+}

@@ -24,7 +24,7 @@ import {
   type SandboxSettings,
   type TerminalBudget,
 } from "../sandbox/mod.ts";
-import { currentApprover } from "./client.ts";
+import { currentApprover, lastResortApprover } from "./client.ts";
 import { Guard, refuseAsks } from "./guard.ts";
 import { createPolicy, DEFAULT_POLICY_RULES, PolicyError } from "../policy/mod.ts";
 import type { Approver, Mode } from "./types.ts";
@@ -103,7 +103,9 @@ function approverOf(
   // The server's clients cannot pass --yes: the server itself must have been started with it.
   // A client that can be asked (an MCP client with elicitation) is asked about its own requests.
   if (mode === "server") {
-    return (request, signal) => (currentApprover() ?? refuseAsksInServer)(request, signal);
+    // Else the dashboard's page, when one is open (it refuses, saying why, when none answers).
+    return (request, signal) =>
+      (currentApprover() ?? lastResortApprover() ?? refuseAsksInServer)(request, signal);
   }
   return refuseAsks;
 }

@@ -9,7 +9,7 @@
 import type { Socket } from "node:net";
 import { elicitationApprover } from "../mcp/elicit_approver.ts";
 import { createMcpServer } from "../mcp/server.ts";
-import { setClientApprover } from "../safety/client.ts";
+import { lastResortApprover, setClientApprover } from "../safety/client.ts";
 import { SessionTools } from "../mcp/session_tools.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
 import type { SessionManager } from "../sessions/manager.ts";
@@ -33,8 +33,15 @@ export async function serveMcp(
     cwd: request.cwd,
   });
   const server = createMcpServer(tools, { readOnly: request.readOnly });
-  // This connection's requests are asked of its client, as plain `mcp` asks (server --yes/--no win).
-  setClientApprover(elicitationApprover(server, "start the server with --yes to approve"));
+  // This connection's requests are asked of its client, as plain `mcp` asks (server --yes/--no win);
+  // a client without elicitation leaves them to the dashboard's page (lib/web/asks.ts).
+  const elicit = elicitationApprover(server, "start the server with --yes to approve");
+  setClientApprover((question, signal) => {
+    const page = lastResortApprover();
+    return server.getClientCapabilities()?.elicitation === undefined && page !== undefined
+      ? page(question, signal)
+      : elicit(question, signal);
+  });
   const closed = new Promise<void>((done) => server.onclose = done);
   await writeJsonLine(socket, { ok: true });
   const transport = new StdioTransport(() => Promise.resolve(), {

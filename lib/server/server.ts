@@ -31,7 +31,7 @@ import { probeSocket } from "./probe.ts";
 import { serveRpc } from "./rpc_host.ts";
 import { readFirstLine, refuse, socketMessages, writeJsonLine } from "./socket_streams.ts";
 import type { Hello } from "./wire.ts";
-import { asClient } from "../safety/client.ts";
+import { asClient, setLastResortApprover } from "../safety/client.ts";
 import { WebHost } from "../web/host.ts";
 
 /** `termbridge server --help`. */
@@ -55,7 +55,7 @@ Options:
   --socket PATH          the server's socket path
   --exit-empty           stop once the last session is closed
 ${SAFETY_HELP}
-${answerHelp("refused: the server has nobody to ask")}
+${answerHelp("asked on an open termbridge web page, else refused")}
 ${SESSION_HELP}
   -h, --help             show this help
 `;
@@ -114,6 +114,8 @@ export async function serverMain(args: string[]): Promise<number> {
       setTimeout(() => stop("--exit-empty: the last session was closed"), 0);
   }
   const web = new WebHost(sessions, (line) => void log(line));
+  // An "ask" the asking client cannot answer goes to the dashboard's page, if one is open.
+  setLastResortApprover((request, signal) => web.ask(request, signal));
   const clients = new Set<Socket>();
   const onClient = (socket: Socket) => {
     clients.add(socket);
@@ -166,6 +168,7 @@ export async function serverMain(args: string[]): Promise<number> {
     const count = sessions.list().length;
     server.close();
     if (socketId !== undefined && socketIdentity(path) === socketId) removeSocket(path);
+    setLastResortApprover(undefined);
     await web.close();
     await sessions.closeAll();
     for (const socket of clients) socket.destroy();

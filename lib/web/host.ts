@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import { WebServer } from "./web_server.ts";
 
@@ -49,6 +50,22 @@ export class WebHost {
       );
     }
     return { link: web.link(), origin: web.origin };
+  }
+
+  /**
+   * Puts a policy question to the dashboard's open pages; refused, saying
+   * why, when the dashboard was never started.
+   */
+  async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<Approval> {
+    const web = await this.#starting?.catch(() => undefined);
+    if (web === undefined) {
+      return {
+        approved: false,
+        by: "nobody to ask: no termbridge web page is open (start the server with --yes to " +
+          "approve: termbridge kill-server; termbridge server --yes &)",
+      };
+    }
+    return await web.ask(request, signal);
   }
 
   /** Stops the dashboard, if it was started. */

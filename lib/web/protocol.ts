@@ -20,7 +20,24 @@ export type PageMessage =
   /** Takes the input lease (from whoever has it), with the page's size. */
   | { t: "take"; name: string; cols?: number; rows?: number }
   /** Hands the lease back. */
-  | { t: "release"; name: string };
+  | { t: "release"; name: string }
+  /** Answers an open policy question (an {@linkcode AskMessage}). */
+  | { t: "answer"; id: number; allow: boolean };
+
+/** A policy question the asking client cannot answer, for the page's user. */
+export interface AskMessage {
+  t: "ask";
+  id: number;
+  kind: "command" | "read" | "write";
+  /** The command line (or path) asked about. */
+  subject: string;
+  reason: string;
+  /** The rule that asks, e.g. "ask: git push". */
+  rule: string;
+  /** Who asked (the client's label, e.g. "exec pid 1234"). */
+  client: string;
+  session: string | null;
+}
 
 /** One session as a dashboard tile shows it. */
 export interface Tile {
@@ -58,6 +75,9 @@ export type ServerMessage =
   | { t: "size"; id: number; cols: number; rows: number }
   /** The session is gone (closed); its watch ended. */
   | { t: "gone"; name: string }
+  | AskMessage
+  /** Question `id` was decided (by a page, a timeout, or withdrawn): hide it. */
+  | { t: "answered"; id: number; by: string }
   | { t: "error"; message: string };
 
 /** Bytes in a binary frame's header. */

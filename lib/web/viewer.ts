@@ -46,6 +46,8 @@ export interface ViewerHost {
   driverOf(name: string): Viewer | undefined;
   /** Gives `name`'s lease to `viewer` (null: nobody) and tells every page. */
   setDriver(name: string, viewer: Viewer | null): void;
+  /** This page's answer to policy question `id`. */
+  answer(id: number, allow: boolean, viewer: Viewer): void;
 }
 
 interface Watch {
@@ -86,7 +88,11 @@ export class Viewer {
     let message: PageMessage;
     try {
       message = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
-      if (typeof message?.t !== "string" || typeof message.name !== "string") {
+      if (message?.t === "answer") {
+        if (!Number.isInteger(message.id) || typeof message.allow !== "boolean") {
+          throw new Error("an answer needs a question's id and allow (true or false)");
+        }
+      } else if (typeof message?.t !== "string" || typeof message.name !== "string") {
         throw new Error("expected an object with a type (t) and a session name");
       }
     } catch (error) {
@@ -112,6 +118,7 @@ export class Viewer {
   }
 
   #handle(message: PageMessage): void {
+    if (message.t === "answer") return this.#host.answer(message.id, message.allow, this);
     const { name } = message;
     switch (message.t) {
       case "watch":

@@ -9,8 +9,10 @@ import { type HttpServer, runtime, type WebSocketEvents } from "../runtime/mod.t
 import type { SessionManager } from "../sessions/manager.ts";
 import type { Session } from "../sessions/session.ts";
 import { asset } from "./assets.ts";
+import { Asks } from "./asks.ts";
 import { Gatekeeper } from "./auth.ts";
-import type { Tile } from "./protocol.ts";
+import type { ServerMessage, Tile } from "./protocol.ts";
+import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import { Viewer } from "./viewer.ts";
 
 /** How often the tiles are refreshed while a page is open. */
@@ -51,6 +53,8 @@ export interface WebServerOptions {
   port: number;
   /** A line for the server's log. */
   log?: (line: string) => void;
+  /** How long a policy question waits for a page's answer (ms). */
+  askMs?: number;
 }
 
 /** The dashboard of one session server. */
@@ -66,11 +70,29 @@ export class WebServer {
   #tiles = "";
   #ticker: ReturnType<typeof setInterval> | undefined;
   #count = 0;
+  readonly #asks: Asks;
 
   private constructor(options: WebServerOptions) {
     this.hostname = options.hostname;
     this.#sessions = options.sessions;
     this.#log = options.log ?? (() => {});
+    this.#asks = new Asks({
+      pages: () => this.#viewers.size,
+      broadcast: (message) => this.#broadcast(message),
+      timeoutMs: options.askMs,
+    });
+  }
+
+  /**
+   * Puts a policy question to the open pages (the session server's approver
+   * of last resort): the first page's answer, else a refusal saying why.
+   */
+  ask(request: ApprovalRequest, signal?: AbortSignal): Promise<Approval> {
+    return this.#asks.ask(request, signal);
+  }
+
+  #broadcast(message: ServerMessage): void {
+    for (const viewer of this.#viewers) viewer.send(message);
   }
 
   /**
@@ -108,6 +130,7 @@ export class WebServer {
   async close(): Promise<void> {
     clearInterval(this.#ticker);
     this.#ticker = undefined;
+    this.#asks.close();
     for (const viewer of this.#viewers) viewer.close();
     this.#viewers.clear();
     await this.#http.close();
@@ -165,10 +188,17 @@ export class WebServer {
           sessions: this.#sessions,
           driverOf: (name) => this.#drivers.get(name),
           setDriver: (name, driver) => this.#setDriver(name, driver),
+          answer: (id, allow, by) => {
+            this.#asks.answer(id, allow, by.label);
+            this.#log(
+              `dashboard: ${by.label} answered question ${id}: ${allow ? "allow" : "deny"}`,
+            );
+          },
         });
         this.#viewers.add(viewer);
         this.#log(`dashboard: ${label} connected`);
         viewer.send({ t: "sessions", list: this.#tileList() });
+        for (const question of this.#asks.open()) viewer.send(question);
         this.#ticker ??= setInterval(() => this.#refresh(), TILE_MS);
       },
       message: (data) => viewer?.receive(data),

@@ -41,6 +41,9 @@ function host(sessions: SessionManager): ViewerHost {
     sessions,
     driverOf: (name) => drivers.get(name),
     setDriver: (name, viewer) => viewer ? drivers.set(name, viewer) : drivers.delete(name),
+    answer: () => {
+      throw new Error("Cannot answer: no question is open in this test");
+    },
   };
 }
 

@@ -55,6 +55,7 @@ function connect() {
   };
   socket.onclose = (event) => {
     state.socket = null;
+    $("asks").replaceChildren(); // The server sends the questions still open on reconnect.
     if (event.code === 1008 || event.code === 4001) {
       setStatus('refused: run "termbridge web" for a new link', false);
       return;
@@ -102,6 +103,11 @@ function onMessage(message) {
       if (view && view.id === message.id) sizeTerm(view, message.cols, message.rows);
       return;
     }
+    case "ask":
+      return showAsk(message);
+    case "answered":
+      document.querySelector(`.ask[data-id="${message.id}"]`)?.remove();
+      return;
     case "gone":
       if (state.view?.name === message.name) notice(`"${message.name}" was closed`);
       return;
@@ -185,6 +191,30 @@ function renderTiles() {
   }
   for (const node of known.values()) node.remove();
   $("empty").hidden = state.tiles.size > 0 || state.view !== null;
+}
+
+/** A policy question nobody else can answer: the command, the rule, who asked; allow or deny. */
+function showAsk(ask) {
+  if (document.querySelector(`.ask[data-id="${ask.id}"]`)) return;
+  const reply = (allow) => send({ t: "answer", id: ask.id, allow });
+  const what = ask.kind === "command" ? "run" : ask.kind;
+  const node = el(
+    "div",
+    { className: "ask", role: "alertdialog" },
+    el("strong", {}, `${ask.client} asks to ${what}`),
+    el("code", { className: "subject" }, ask.subject),
+    el(
+      "span",
+      { className: "why" },
+      `${ask.rule ? `rule "${ask.rule}": ` : ""}${ask.reason}${
+        ask.session ? ` · session ${ask.session}` : ""
+      }`,
+    ),
+    el("button", { type: "button", className: "allow", onclick: () => reply(true) }, "Allow once"),
+    el("button", { type: "button", className: "deny", onclick: () => reply(false) }, "Deny"),
+  );
+  node.dataset.id = String(ask.id);
+  $("asks").append(node);
 }
 
 /** Idle times tick without a message from the server. */
