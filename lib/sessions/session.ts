@@ -19,7 +19,7 @@ import { CastRecorder, checkRecordTarget } from "./recorder.ts";
 import { type IntegratedShell, integrateShell, supportsLineChecks } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
 import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
-import { idleFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
+import { idleFor, settledFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 import { limitCommandTime } from "./command_timer.ts";
 import { type LimitHit, type Limits, sandboxPrefix, type SandboxSettings } from "../sandbox/mod.ts";
 
@@ -262,7 +262,8 @@ export class Session {
           startMs,
         );
       } else {
-        await idleFor(session.terminal, SETTLE_MS, startMs);
+        // Ready once quiet and idle: a program may start slowly without a word (a pyenv shim).
+        await settledFor(session.terminal, SETTLE_MS, startMs);
       }
     } catch (error) {
       if (error instanceof WaitTimeoutError && session.integration === "shell") {

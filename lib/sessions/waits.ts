@@ -92,6 +92,61 @@ export function idleFor(
 }
 
 /**
+ * Resolves once `terminal` printed nothing for `idleMs` and its foreground
+ * program sits idle: what its process group does looks the same at the
+ * start and the end of the quiet period, nothing of it running. This is
+ * how a program without shell integration shows it is ready for input:
+ * one that starts slowly without a word (a pyenv shim runs pyenv's scripts
+ * for a second or more before it execs python) is waited for. A program
+ * that keeps working without output past `timeoutMs` is taken as ready
+ * once the screen was quiet for `idleMs`.
+ * @throws {WaitTimeoutError} after `timeoutMs` when the screen never went quiet
+ */
+export function settledFor(terminal: Terminal, idleMs: number, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    let quietSince = performance.now();
+    let look = terminal.activity()?.look;
+    const finish = (outcome: () => void) => {
+      clearTimeout(idle);
+      clearTimeout(deadline);
+      stop();
+      outcome();
+    };
+    // At the end of a quiet period: done if the program sat idle through it, else look again later.
+    const check = () => {
+      const now = terminal.activity();
+      if (now === null || !now.busy && now.look === look) return finish(resolve);
+      look = now.look;
+      idle = setTimeout(check, idleMs);
+    };
+    const restart = () => {
+      clearTimeout(idle);
+      quietSince = performance.now();
+      look = terminal.activity()?.look;
+      idle = setTimeout(check, idleMs);
+    };
+    const deadline = setTimeout(() => {
+      if (performance.now() - quietSince >= idleMs) return finish(resolve); // Quiet, yet busy.
+      finish(() =>
+        reject(
+          new WaitTimeoutError(
+            `${idleMs} ms of quiet`,
+            timeoutMs,
+            terminal.screenText({ scope: "visible" }),
+          ),
+        )
+      );
+    }, timeoutMs);
+    const stop = terminal.onChange(() =>
+      terminal.exitStatus !== null ? finish(resolve) : restart()
+    );
+    if (terminal.exitStatus !== null) finish(resolve);
+    else restart();
+  });
+}
+
+/**
  * Waits for one condition.
  * @throws {SessionUsageError} for an empty or invalid condition (a bad regex)
  * @throws {WaitTimeoutError} with the screen it saw, after `timeoutMs`

@@ -108,3 +108,35 @@ export function foregroundReader(pid: number): ForegroundReader | null {
   }
   return { group, programs };
 }
+
+/**
+ * What the foreground process group of the terminal whose leader is `pid`
+ * is doing, as text to compare between two looks: each member's pid, state,
+ * page faults and CPU ticks (its own and its reaped children's). `busy` when
+ * a member is running or waiting on a disk (state R or D). A group whose
+ * look is the same twice and not busy sits idle (waiting for input); a
+ * program still starting (a pyenv shim running pyenv's scripts before it
+ * execs python, under the same pid) looks different each time. Null when the
+ * leader is gone. Linux only (reads /proc).
+ */
+export function foregroundActivity(pid: number): { busy: boolean; look: string } | null {
+  const group = foregroundGroup(pid);
+  if (group === null) return null;
+  let entries: string[] = [];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return { busy: false, look: "" }; // No /proc: nothing is known of the group.
+  }
+  let busy = false;
+  const members: string[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields === null || Number(fields[2]) !== group) continue;
+    if (fields[0] === "R" || fields[0] === "D") busy = true;
+    // state, minflt, cminflt, utime, stime, cutime, cstime
+    members.push([entry, fields[0], fields[7], fields[8], ...fields.slice(11, 15)].join(":"));
+  }
+  return { busy, look: members.join(" ") };
+}

@@ -25,7 +25,12 @@ import { resourceLimitHit, rlimitPrefix } from "../sandbox/rlimits.ts";
 import type { LimitHit, ResourceLimits } from "../sandbox/types.ts";
 import { OutputLog } from "./output_log.ts";
 import { linesToText, type ScreenScope } from "./screen.ts";
-import { type ForegroundReader, foregroundReader, sessionProcessGroups } from "./process_groups.ts";
+import {
+  foregroundActivity,
+  type ForegroundReader,
+  foregroundReader,
+  sessionProcessGroups,
+} from "./process_groups.ts";
 import { PlainTextStream } from "./text_stream.ts";
 import { settleWithin } from "./timing.ts";
 
@@ -208,6 +213,15 @@ export class Terminal {
    */
   foreground(): ForegroundReader | null {
     return this.#exitStatus === null ? foregroundReader(this.pid) : null;
+  }
+
+  /**
+   * What the foreground process group is doing (see `foregroundActivity`):
+   * to tell a program waiting for input from one still starting or working
+   * without output. Null once the program has exited.
+   */
+  activity(): { busy: boolean; look: string } | null {
+    return this.#exitStatus === null ? foregroundActivity(this.pid) : null;
   }
 
   /** How the program ended, or null while it runs. */

@@ -62,6 +62,25 @@ describe("sessions: input", () => {
     });
   });
 
+  it("sessions: a program that works silently before it execs python (a pyenv shim) is waited for", async () => {
+    await withSessions(async ({ open, home }) => {
+      // Like pyenv's shim: a bash script busy for a second or so, then python under the same pid.
+      const shim = join(home, "python3");
+      writeFileSync(
+        shim,
+        '#!/usr/bin/env bash\nfor ((i = 0; i < 400000; i++)); do :; done\nexec python3 "$@"\n',
+        { mode: 0o755 },
+      );
+      const session = await open("shim", { program: [shim, "-q"] });
+      assert.equal(session.integration, "none");
+      assert.equal(session.terminal.foreground()?.programs[0]?.startsWith("python3"), true);
+      const sum = await session.input("1+2", { timeoutMs: TIMEOUT_MS });
+      assert.match(sum.output, /^3$/m);
+      session.keys(["C-d"]);
+      await session.wait({ exit: true }, TIMEOUT_MS);
+    });
+  });
+
   it("sessions: C-c interrupts sleep 100 with exit code 130", async () => {
     await withSessions(async ({ open }) => {
       const session = await open("interrupt");
