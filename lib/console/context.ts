@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { SessionManager } from "../sessions/manager.ts";
 import type { CommandResult, Session } from "../sessions/session.ts";
 import { CommandError } from "./errors.ts";
+import { quoteWord } from "./tokenize.ts";
 
 /** Default timeouts, in milliseconds. */
 export interface Timeouts {
@@ -44,7 +45,15 @@ export interface ConsoleOptions {
   size?: { cols: number; rows: number };
   /** Hands the person's terminal to a session until they detach or `signal` aborts (REPL only). */
   attach?: (session: Session, signal?: AbortSignal) => Promise<string>;
+  /**
+   * How hints name commands: "console" as typed in the REPL or a script (`key C-c`),
+   * "command-line" as typed in a shell (`termbridge key NAME C-c`). Default "console".
+   */
+  hints?: HintForm;
 }
+
+/** How error hints name the commands to try. */
+export type HintForm = "console" | "command-line";
 
 /** The state commands share. */
 export class ConsoleContext {
@@ -55,6 +64,7 @@ export class ConsoleContext {
   readonly cwd: string;
   readonly size: { cols: number; rows: number } | undefined;
   readonly attach: ((session: Session, signal?: AbortSignal) => Promise<string>) | undefined;
+  readonly hints: HintForm;
   /** The session commands act on. */
   current: string | undefined;
   lastExec: LastExec | undefined;
@@ -74,6 +84,20 @@ export class ConsoleContext {
     this.cwd = options.cwd;
     this.size = options.size;
     this.attach = options.attach;
+    this.hints = options.hints ?? "console";
+  }
+
+  /**
+   * A command to suggest, quoted, in the front end's form: `"key C-c"` in the
+   * console, `"termbridge key s C-c"` on the command line (the session's name
+   * after the command's, when `session` is given).
+   */
+  hint(command: string, rest: string, session?: string): string {
+    if (this.hints === "console") return `"${rest === "" ? command : `${command} ${rest}`}"`;
+    const words = ["termbridge", command];
+    if (session !== undefined) words.push(quoteWord(session));
+    if (rest !== "") words.push(rest);
+    return `"${words.join(" ")}"`;
   }
 
   /**

@@ -60,7 +60,7 @@ Examples:
     const running = session.exec(args.command, timeoutMs, signal);
     const result = await interruptible(running, signal, `${what}; it is still running`).catch(
       (error) => {
-        throw teach(error, session, args.command);
+        throw teach(ctx, error, session, args.command);
       },
     );
     if (args.command === "" && result.command === "") {
@@ -112,17 +112,26 @@ export function absorb(ctx: ConsoleContext, session: Session, result: CommandRes
 }
 
 /** Says, in the console's words, what to do about an interrupted wait or a busy session. */
-function teach(error: unknown, session: Session, command: string): unknown {
+function teach(ctx: ConsoleContext, error: unknown, session: Session, command: string): unknown {
+  const name = session.name;
+  const interrupt = `${ctx.hint("key", "C-c", name)} interrupts it`;
   if (error instanceof SessionBusyError && session.running !== null) {
+    // The command line has no "input": "type" with a newline answers the program there.
+    const answer = ctx.hints === "console"
+      ? ctx.hint("input", "TEXT")
+      : ctx.hint("type", "$'TEXT\\n'", name);
     return new SessionBusyError(
-      `Cannot run ${JSON.stringify(command)} in session "${session.name}": ${
+      `Cannot run ${JSON.stringify(command)} in session "${name}": ${
         JSON.stringify(session.running)
-      } is still running; "key C-c" interrupts it, "wait prompt" waits for its end, "input TEXT" answers it`,
+      } is still running; ${interrupt}, ${
+        ctx.hint("wait", "prompt", name)
+      } waits for its end, ${answer} answers it`,
     );
   }
   if (!(error instanceof Error) || error.name !== "InterruptedError") return error;
+  const collect = ctx.hints === "console" ? `"exec" with no command` : ctx.hint("exec", "''", name);
   return new CommandError(
-    `${error.message} in session "${session.name}": "key C-c" interrupts it, "exec" with no command collects its output`,
+    `${error.message} in session "${name}": ${interrupt}, ${collect} collects its output`,
   );
 }
 

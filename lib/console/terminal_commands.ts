@@ -312,7 +312,9 @@ scrollback too. A timeout fails, showing the screen.`,
       throw new CommandError(
         `Cannot wait for the prompt in session "${session.name}": ${
           session.program[0]
-        } does not report it (only bash, zsh and fish do); use "wait idle" or "wait text"`,
+        } does not report it (only bash, zsh and fish do); use ${
+          ctx.hint("wait", "idle", session.name)
+        } or ${ctx.hint("wait", "text", session.name)}`,
       );
     }
     const timeoutMs = args.timeoutMs ?? ctx.timeouts.wait;

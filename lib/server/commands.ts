@@ -128,6 +128,7 @@ async function consoleLine(call: Call, session: string | undefined, words: strin
     line,
     session,
     cwd: runtime.cwd(),
+    hints: "command-line",
   });
   if (!step.ok) {
     return { code: await fail(call.json, step.problem ?? "failure", step.error ?? ""), step };

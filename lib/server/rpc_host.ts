@@ -46,6 +46,8 @@ const schemas = {
     timeouts: z.object({ exec: z.number().optional(), wait: z.number().optional() }).optional(),
     /** The front end the line comes from: "repl" allows the REPL's own commands. */
     mode: z.enum(["repl", "script"]).optional(),
+    /** How hints name commands: "command-line" for the subcommands (`termbridge key NAME C-c`). */
+    hints: z.enum(["console", "command-line"]).optional(),
     /** Draw screens with terminal styles. */
     styled: z.boolean().optional(),
     /** Size of sessions opened without one. */
@@ -80,6 +82,7 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
       new ConsoleContext({
         sessions: params.cwd === undefined ? sessions : openingIn(sessions, params.cwd),
         mode: params.mode ?? "script",
+        hints: params.hints,
         cwd: params.cwd ?? "/",
         timeouts: params.timeouts,
         styled: params.styled,

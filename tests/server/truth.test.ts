@@ -63,6 +63,10 @@ describe("session server: truthful exit statuses and states", () => {
       const busy = await world.tb(["exec", "a", "--json", "echo no"]);
       assert.equal(busy.code, 122, busy.stderr);
       assert.match(busy.stderr, /"sleep 30" is still running/);
+      // Hints in the form of the command line the command was given on, not the REPL's.
+      assert.match(busy.stderr, /"termbridge key a C-c" interrupts it/);
+      assert.match(busy.stderr, /"termbridge wait a prompt" waits for its end/);
+      assert.doesNotMatch(busy.stderr, /"key C-c"|"input TEXT"/);
       // With --json the error is JSON on stdout too.
       assert.deepEqual(JSON.parse(busy.stdout).error.problem, "busy");
       const usage = await world.tb(["screen", "a", "--json", "--colour"]);
