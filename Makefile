@@ -106,7 +106,7 @@ WASM    := node_modules/web-tree-sitter/tree-sitter.wasm node_modules/tree-sitte
 
 # The browser dashboard's files (lib/web/assets.ts), embedded as NAME.asset: copies with a suffix
 # that bun embeds as files instead of bundling them as code.
-WEB     := lib/web/page/index.html lib/web/page/app.js lib/web/page/app.css \
+WEB     := lib/web/page/index.html lib/web/page/app.js lib/web/page/player.js lib/web/page/app.css \
            node_modules/@xterm/xterm/lib/xterm.js node_modules/@xterm/xterm/css/xterm.css
 WEB_ASSETS := $(addprefix dist/web/,$(addsuffix .asset,$(notdir $(WEB))))
 

@@ -43,6 +43,19 @@ export interface SessionDefaults {
 
 const NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
+/** A recording a session of this manager made. */
+export interface RecordingInfo {
+  /** The asciicast file. */
+  path: string;
+  /** The session it recorded. */
+  session: string;
+  /** When it started, milliseconds since the epoch. */
+  startedAt: number;
+}
+
+/** Most recordings remembered (the oldest are forgotten first). */
+const MAX_RECORDINGS = 200;
+
 /** Named sessions, opened with shared defaults. */
 export class SessionManager {
   readonly #sessions = new Map<string, Session>();
@@ -53,6 +66,7 @@ export class SessionManager {
   /** Why a session that is gone went (the idle timeout), for the next request naming it. */
   readonly #gone = new Map<string, string>();
   #reaper: ReturnType<typeof setInterval> | undefined;
+  readonly #recordings: RecordingInfo[] = [];
 
   constructor(defaults: SessionDefaults = {}) {
     this.#defaults = defaults;
@@ -95,6 +109,7 @@ export class SessionManager {
       ...withoutUndefined(options),
       name,
       onLimit: (hit) => this.#limitHit(name, hit, onLimit),
+      onRecord: (path) => this.#recorded(name, path),
       // The manager's guard wins: a request's own options can never remove it.
       guard: this.#defaults.guard ?? options.guard,
     });
@@ -149,6 +164,18 @@ export class SessionManager {
   /** A row per open session. */
   list(): SessionInfo[] {
     return [...this.#sessions.values()].map((session) => session.info());
+  }
+
+  /** The recordings this manager's sessions made, oldest first (a file made again, once). */
+  recordings(): RecordingInfo[] {
+    return [...this.#recordings];
+  }
+
+  #recorded(session: string, path: string): void {
+    const again = this.#recordings.findIndex((recording) => recording.path === path);
+    if (again !== -1) this.#recordings.splice(again, 1);
+    this.#recordings.push({ path, session, startedAt: Date.now() });
+    if (this.#recordings.length > MAX_RECORDINGS) this.#recordings.shift();
   }
 
   /** Closes one session: its process group is killed and reaped. */

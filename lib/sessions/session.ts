@@ -43,6 +43,8 @@ export interface SessionOptions {
   recordOverwrite?: boolean;
   /** Record what is sent to the program too (typed passwords included); default: output only. */
   recordInput?: boolean;
+  /** Told of each recording the session starts (its file), e.g. for the dashboard's list. */
+  onRecord?: (path: string) => void;
   /** The sandbox the program runs in (default: off). */
   sandbox?: SandboxSettings;
   /** Resource limits of the program, and `commandSeconds` for each command its shell runs. */
@@ -138,6 +140,7 @@ export class Session {
   #stopTimer: (() => void) | undefined;
   readonly #guard: Guard;
   readonly #env: Record<string, string>;
+  readonly #onRecord: ((path: string) => void) | undefined;
 
   private constructor(
     options: SessionOptions & { program: string[] },
@@ -147,6 +150,7 @@ export class Session {
     const env = { ...runtime.env(), ...options.env };
     this.#guard = options.guard ?? Guard.open();
     this.#env = env;
+    this.#onRecord = options.onRecord;
     this.name = options.name;
     this.program = options.program;
     const cwd = options.cwd ?? runtime.cwd();
@@ -512,6 +516,7 @@ export class Session {
     });
     this.#recorder = recorder;
     this.#recordInput = options.input === true;
+    this.#onRecord?.(path);
   }
 
   /** Whether the recording in progress takes input too. */

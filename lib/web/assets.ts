@@ -27,6 +27,11 @@ const FILES: Record<string, { name: string; source: () => string; type: string }
     source: () => fileURLToPath(import.meta.resolve("./page/app.js")),
     type: "text/javascript; charset=utf-8",
   },
+  "/player.js": {
+    name: "player.js",
+    source: () => fileURLToPath(import.meta.resolve("./page/player.js")),
+    type: "text/javascript; charset=utf-8",
+  },
   "/app.css": {
     name: "app.css",
     source: () => fileURLToPath(import.meta.resolve("./page/app.css")),

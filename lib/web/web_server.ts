@@ -11,6 +11,7 @@ import type { Session } from "../sessions/session.ts";
 import { asset } from "./assets.ts";
 import { Asks } from "./asks.ts";
 import { Gatekeeper } from "./auth.ts";
+import { listRecordings, readRecording } from "./recordings.ts";
 import type { ServerMessage, Tile } from "./protocol.ts";
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
 import { Viewer } from "./viewer.ts";
@@ -171,6 +172,17 @@ export class WebServer {
     if (request.method !== "GET" && request.method !== "HEAD") {
       return answer(405, `Cannot ${request.method} ${url.pathname}: only GET is served`);
     }
+    if (url.pathname === "/api/recordings") {
+      return json(await listRecordings(this.#sessions));
+    }
+    const cast = /^\/api\/recordings\/([^/]+)$/.exec(url.pathname);
+    if (cast !== null) {
+      const found = await readRecording(this.#sessions, cast[1]);
+      if ("status" in found) return answer(found.status, found.message);
+      return new Response(request.method === "HEAD" ? null : found.text, {
+        headers: { ...HEADERS, "content-type": "application/x-asciicast; charset=utf-8" },
+      });
+    }
     const file = await asset(url.pathname);
     if (file === null) return answer(404, `Cannot find ${url.pathname}`);
     return new Response(request.method === "HEAD" ? null : file.body, {
@@ -273,6 +285,13 @@ export class WebServer {
     this.#previews.set(session, { at, lines });
     return lines;
   }
+}
+
+/** A JSON answer with the dashboard's headers. */
+function json(value: unknown): Response {
+  return new Response(JSON.stringify(value), {
+    headers: { ...HEADERS, "content-type": "application/json" },
+  });
 }
 
 /** A plain-text answer with the dashboard's headers. */

@@ -14,6 +14,8 @@ const state = {
   tiles: new Map(),
   /** The open view: { name, term, id, offset, cols, rows } or null. */
   view: null,
+  /** The open recording: { id, player } or null. */
+  player: null,
   retryMs: 250,
 };
 
@@ -24,6 +26,18 @@ globalThis.termbridge = {
   /** The open terminal's lines (scrollback and screen), trailing blanks trimmed. */
   lines() {
     const term = state.view?.term;
+    if (!term) return [];
+    const buffer = term.buffer.active;
+    const lines = [];
+    for (let i = 0; i < buffer.length; i++) {
+      lines.push(buffer.getLine(i)?.translateToString(true) ?? "");
+    }
+    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+    return lines;
+  },
+  /** The player's terminal lines, the same way. */
+  playerLines() {
+    const term = state.player?.player?.term;
     if (!term) return [];
     const buffer = term.buffer.active;
     const lines = [];
@@ -190,7 +204,7 @@ function renderTiles() {
     );
   }
   for (const node of known.values()) node.remove();
-  $("empty").hidden = state.tiles.size > 0 || state.view !== null;
+  $("empty").hidden = state.tiles.size > 0 || $("tiles").hidden;
 }
 
 /** A policy question nobody else can answer: the command, the rule, who asked; allow or deny. */
@@ -233,13 +247,114 @@ function open(name) {
 function route() {
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   const name = match ? decodeURIComponent(match[1]) : null;
+  const replay = /^#\/r\/(\d+)$/.exec(location.hash);
+  const listing = location.hash === "#/recordings";
   if (state.view && state.view.name !== name) closeView();
   if (name && !state.view) openView(name);
-  $("tiles").hidden = state.view !== null;
+  if (state.player && !replay) closePlayer();
+  if (replay && state.player?.id !== Number(replay[1])) openPlayer(Number(replay[1]));
+  if (listing) void listRecordings();
+  const other = state.view !== null || replay !== null || listing;
+  $("tiles").hidden = other;
   $("view").hidden = state.view === null;
-  $("crumb").textContent = state.view ? `/ ${name}` : "";
+  $("recordings").hidden = !listing;
+  $("player").hidden = replay === null;
+  $("crumb").textContent = state.view
+    ? `/ ${name}`
+    : listing
+    ? "/ recordings"
+    : replay
+    ? `/ recording ${replay[1]}`
+    : "";
   renderTiles();
 }
+
+/** The server's recordings (GET /api/recordings, with the page's cookie). */
+async function listRecordings() {
+  const list = $("recording-list");
+  let rows;
+  try {
+    const response = await fetch("/api/recordings");
+    if (!response.ok) throw new Error(await response.text());
+    rows = await response.json();
+  } catch (error) {
+    list.replaceChildren(el("li", {}, `Cannot list the recordings: ${error.message}`));
+    return;
+  }
+  if (rows.length === 0) {
+    list.replaceChildren(el("li", { className: "none" }, "No recordings yet."));
+    return;
+  }
+  list.replaceChildren(...rows.map((row) => {
+    const when = new Date(row.startedAt).toLocaleString();
+    const size = row.bytes === null ? "file gone" : `${row.bytes} bytes`;
+    const item = el(
+      "li",
+      { tabIndex: 0, className: "recording" },
+      el("strong", {}, row.path),
+      el(
+        "div",
+        { className: "meta" },
+        `session ${row.session} · ${when} · ${size}${row.live ? " · still recording" : ""}`,
+      ),
+    );
+    item.dataset.id = String(row.id);
+    item.onclick = () => location.hash = `#/r/${row.id}`;
+    item.onkeydown = (event) => event.key === "Enter" && item.onclick();
+    return item;
+  }));
+}
+
+/** Fetches recording `id` and replays it from the start. */
+async function openPlayer(id) {
+  closePlayer();
+  const slot = { id, player: null };
+  state.player = slot;
+  $("player-name").textContent = `recording ${id}`;
+  $("player-notice").textContent = "";
+  $("player-screen").replaceChildren();
+  let text;
+  try {
+    const response = await fetch(`/api/recordings/${id}`);
+    text = await response.text();
+    if (!response.ok) throw new Error(text.trim());
+  } catch (error) {
+    $("player-notice").textContent = error.message;
+    return;
+  }
+  if (state.player !== slot) return; // Left meanwhile.
+  try {
+    slot.player = new globalThis.CastPlayer($("player-screen"), text, () => playerTick(slot));
+  } catch (error) {
+    $("player-notice").textContent = `Cannot replay this recording: ${error.message}`;
+    return;
+  }
+  $("player-name").textContent = slot.player.header.title ?? `recording ${id}`;
+  $("player-seek").max = String(slot.player.duration);
+  slot.player.play();
+}
+
+function closePlayer() {
+  state.player?.player?.dispose();
+  state.player = null;
+}
+
+function playerTick(slot) {
+  const player = slot.player;
+  if (!player || state.player !== slot) return;
+  $("player-play").textContent = player.playing ? "Pause" : "Play";
+  $("player-seek").value = String(player.position);
+  $("player-time").textContent = `${player.position.toFixed(1)} / ${player.duration.toFixed(1)} s`;
+}
+
+$("player-play").onclick = () => {
+  const player = state.player?.player;
+  if (!player) return;
+  if (player.playing) player.pause();
+  else player.play();
+};
+$("player-seek").oninput = (event) => state.player?.player?.seek(Number(event.target.value));
+$("player-back").onclick = () => location.hash = "#/recordings";
 
 function openView(name) {
   const term = new globalThis.Terminal({
