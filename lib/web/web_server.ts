@@ -255,7 +255,7 @@ export class WebServer {
       const driver = this.#drivers.get(info.name);
       tiles.push({
         name: info.name,
-        program: info.program,
+        program: shownProgram(info.program),
         cwd: info.cwd,
         running: info.running,
         idleSince: Math.floor((Date.now() - info.idleMs) / 1000),
@@ -285,6 +285,16 @@ export class WebServer {
     this.#previews.set(session, { at, lines });
     return lines;
   }
+}
+
+/**
+ * What a tile says a session runs: for an `acp --server` terminal, whose
+ * program is the relay (`termbridge _relay SOCKET ID -- COMMAND`, see
+ * lib/server/acp_mirror.ts), the agent's command it carries.
+ */
+function shownProgram(program: string[]): string[] {
+  const relay = program.indexOf("_relay");
+  return relay !== -1 && program[relay + 3] === "--" ? program.slice(relay + 4) : program;
 }
 
 /** A JSON answer with the dashboard's headers. */

@@ -53,6 +53,10 @@ describe("acp --server", () => {
           const name = await tile.getAttribute("data-name");
           assert.match(name!, /^acp-\d+\.term-\d+$/);
           assert.match(await tile.textContent() ?? "", /sleep 30/);
+          // The tile shows the agent's command, not the relay that carries it.
+          const meta = await tile.$eval(".meta", (node) => node.textContent ?? "");
+          assert.match(meta, /^echo 'waiting forever\.\.\.'; sleep 30 · /, meta);
+          assert.doesNotMatch(meta, /_relay/);
           const status = await acp.exited;
           assert.equal(status.exitCode, 0, `${await output}\n${await errors}`);
           // Released with the run: no session of it is left, and the page drops its tiles.
