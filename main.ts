@@ -85,6 +85,10 @@ async function main(args: string[]): Promise<number> {
     const at = rest.indexOf("--server");
     return await (await SERVER_CLIENTS[first]())([...rest.slice(0, at), ...rest.slice(at + 1)]);
   }
+  if (first === "_hook") {
+    // Claude Code's PreToolUse hook under `termbridge acp` (lib/acp/tool_hook.ts).
+    return await (await import("./lib/acp/hook_relay.ts")).hookMain(rest.slice(1));
+  }
   if (first === "_relay") {
     // The program of a session that shows an `acp --server` terminal (lib/server/acp_mirror.ts).
     return await (await import("./lib/server/acp_mirror.ts")).relayMain(rest);

@@ -21,6 +21,7 @@ import { type AskPerson, PermissionDesk, toPermissionResponse } from "./permissi
 import { MAX_REFUSAL_FOLLOW_UPS, PermissionGate, refusalPrompt } from "./permission_gate.ts";
 import { AgentReports } from "./agent_reports.ts";
 import { askingMeta, switchToAskingMode } from "./agent_controls.ts";
+import { startHookFor, type ToolHook, withHook } from "./tool_hook.ts";
 import { ChatConsole, stdinLines } from "./prompt_sources.ts";
 import { chooseRenderMode, createRenderer } from "./render/mod.ts";
 import { serviceSafety, startSafety } from "../cli/safety_options.ts";
@@ -103,6 +104,7 @@ class AcpRun {
   readonly #person: Person;
   #init: acp.InitializeResponse | undefined;
   #tools: ToolsServer | undefined;
+  #hook: ToolHook | undefined;
   readonly #cards: ToolCards;
   readonly #desk: PermissionDesk;
   /** The policy in front of the agent's permission requests. */
@@ -273,13 +275,20 @@ class AcpRun {
     const method = this.#options.session === undefined ? "session/new" : "session/resume";
     try {
       this.#tools = await this.#startTools();
+      this.#hook = await startHookFor(
+        init.agentInfo?.name,
+        () => this.#sessionId === "" ? undefined : this.#service.fileAccess(this.#sessionId),
+      );
       const opened = await openSession(ctx, init, {
         cwd: this.#options.cwd,
         session: this.#options.session,
         addDirs: this.#options.addDirs,
         mcpServers: this.#tools === undefined ? [] : [this.#tools.server],
-        meta: askingMeta(
-          this.#tools === undefined ? undefined : terminalsMeta(this.#options.terminals),
+        meta: withHook(
+          askingMeta(
+            this.#tools === undefined ? undefined : terminalsMeta(this.#options.terminals),
+          ),
+          this.#hook,
         ),
       });
       this.#sessionId = opened.sessionId;
@@ -563,6 +572,7 @@ class AcpRun {
     await this.#reports.finish();
     await this.#service.releaseAll();
     await this.#tools?.close();
+    this.#hook?.close();
     this.#connection.close();
     await this.#agent.stop();
   }

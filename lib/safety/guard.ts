@@ -113,7 +113,8 @@ export interface GuardOptions {
 }
 
 /** Words for a verdict's rule, e.g. `deny rule "rm -rf"` or `the default (ask)`. */
-function ruleWords(rule: RuleMatch, decision: string): string {
+/** A rule in words, as refusals name it (`deny rule "rm *"`, the policy's default). */
+export function ruleWords(rule: RuleMatch, decision: string): string {
   if (rule.list === "default") return `the policy's default (${decision})`;
   if (rule.list === "unknown") return "the policy (what the line runs is not known before it runs)";
   return `${rule.list} rule "${rule.pattern}"`;

@@ -1,0 +1,217 @@
+/**
+ * Claude Code's own tool calls under the policy, before they run: a
+ * `PreToolUse` command hook (`termbridge _hook --connect SOCKET`, see
+ * `hook_relay.ts`) given to claude-agent-acp in `session/new`
+ * (`_meta.claudeCode.options.settings.hooks`) asks this process about each
+ * Bash, Write, Edit, MultiEdit, NotebookEdit, Read, Grep and Glob call. The
+ * run's guard judges it from what it will do (`tool_intent.ts`):
+ * - the policy denies: the hook answers "deny" with the policy's reason, which
+ *   Claude Code tells the model (its permission request would only say "User
+ *   refused permission"), and the refusal is audited;
+ * - a command or a write the policy allows or asks about: "ask", so that the
+ *   permission request decides it and audits it once (`permission_gate.ts`);
+ * - a read the policy allows: no decision, Claude Code goes on as usual.
+ * The hook never answers "allow". The socket is in a private directory
+ * (0700, the socket 0600), removed at the end.
+ * @module
+ */
+
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runtime } from "../runtime/mod.ts";
+import { PolicyDeniedError, ruleWords } from "../safety/guard.ts";
+import type { FileAccess } from "../service/text_files.ts";
+import { hookDeny } from "./hook_relay.ts";
+import { toolIntent } from "./tool_intent.ts";
+
+/** The Claude Code tools the hook checks. */
+export const HOOKED_TOOLS = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob";
+
+/** Claude Code tools that only read. */
+const READERS = new Set(["Read", "Grep", "Glob"]);
+/** The longest hook input read (a Write carries its content). */
+const MAX_INPUT = 64 * 1024 * 1024;
+
+/** The hook's listener, live until `close`. */
+export interface ToolHook {
+  /** The hook's command line for Claude Code's settings. */
+  command: string;
+  close(): void;
+}
+
+type Fields = Record<string, unknown>;
+
+function fields(value: unknown): Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Fields
+    : {};
+}
+
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * `meta` (a `session/new` `_meta`) with the hook added to
+ * `claudeCode.options.settings.hooks.PreToolUse`; nothing else changes.
+ */
+export function hookMeta(meta: Fields, command: string): Fields {
+  const claudeCode = fields(meta.claudeCode);
+  const options = fields(claudeCode.options);
+  const settings = fields(options.settings);
+  const hooks = fields(settings.hooks);
+  const pre = Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : [];
+  const entry = { matcher: HOOKED_TOOLS, hooks: [{ type: "command", command }] };
+  return {
+    ...meta,
+    claudeCode: {
+      ...claudeCode,
+      options: {
+        ...options,
+        settings: { ...settings, hooks: { ...hooks, PreToolUse: [...pre, entry] } },
+      },
+    },
+  };
+}
+
+/** The agents that take the hook (claude-agent-acp passes its settings to Claude Code). */
+const HOOKED_AGENTS = new Set(["@zed-industries/claude-agent-acp"]);
+
+/** Starts the hook for agent `agentName` when it takes one; undefined otherwise. */
+export async function startHookFor(
+  agentName: string | undefined,
+  accessOf: () => FileAccess | undefined,
+): Promise<ToolHook | undefined> {
+  if (agentName === undefined || !HOOKED_AGENTS.has(agentName)) return undefined;
+  return await startToolHook(accessOf);
+}
+
+/** `meta` with the hook (see {@linkcode hookMeta}), or as it is without one. */
+export function withHook(meta: Fields, hook: ToolHook | undefined): Fields {
+  return hook === undefined ? meta : hookMeta(meta, hook.command);
+}
+
+/**
+ * The hook's answer (a JSON line for Claude Code) to `input`, its tool call
+ * as Claude Code sends it, judged with `access` (the session's guard).
+ */
+export async function judgeHookInput(input: unknown, access: FileAccess): Promise<string> {
+  const call = fields(input);
+  const tool = typeof call.tool_name === "string" ? call.tool_name : "";
+  const toolCall = {
+    toolCallId: typeof call.tool_use_id === "string" ? call.tool_use_id : "hook",
+    rawInput: fields(call.tool_input),
+    ...(READERS.has(tool) ? { kind: "read" as const } : {}),
+    _meta: { claudeCode: { toolName: tool } },
+  };
+  const intent = toolIntent(toolCall, access.cwd);
+  const { guard, actor } = access;
+  const refuse = (reason: string) => {
+    guard.record(actor, {
+      event: "permission",
+      toolCallId: toolCall.toolCallId,
+      tool,
+      answer: "reject_once",
+      by: "policy",
+      reason,
+    });
+    return hookDeny(reason);
+  };
+  for (const command of intent.commands) {
+    const verdict = await guard.judgeCommand({
+      ...(command.line !== undefined ? { line: command.line } : { argv: command.argv ?? [] }),
+      cwd: command.cwd ?? access.cwd,
+      env: access.env,
+    });
+    if (verdict?.decision === "deny") {
+      const subject = command.line ?? (command.argv ?? []).join(" ");
+      guard.record(actor, {
+        event: "command",
+        origin: "agent",
+        ...(command.line !== undefined ? { line: command.line } : { argv: command.argv }),
+        cwd: command.cwd ?? access.cwd,
+        decision: "deny",
+        rule: verdict.rule,
+        reason: verdict.reason,
+      });
+      return refuse(
+        `Denied by policy: ${ruleWords(verdict.rule, "deny")} refuses ${
+          JSON.stringify(subject)
+        }: ${verdict.reason}`,
+      );
+    }
+  }
+  try {
+    for (const path of intent.paths) {
+      if (path.access === "read") guard.checkRead(path.path, access, actor);
+      else guard.checkWrite(path.path, path.bytes ?? 0, access, actor);
+    }
+  } catch (error) {
+    if (!(error instanceof PolicyDeniedError)) throw error;
+    return refuse(error.message);
+  }
+  if (READERS.has(tool)) return "{}";
+  return JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "ask",
+      permissionDecisionReason: "termbridge checks it against the policy",
+    },
+  });
+}
+
+/** Listens for the hook; `accessOf` gives the current session's file access (undefined before it opens). */
+export async function startToolHook(
+  accessOf: () => FileAccess | undefined,
+): Promise<ToolHook> {
+  const dir = mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), "termbridge-hook-"));
+  const path = join(dir, "hook.sock");
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+    void answer(socket, accessOf).catch((error) => {
+      socket.end(
+        hookDeny(`termbridge could not check this tool call: ${(error as Error).message}`) + "\n",
+      );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  chmodSync(path, 0o600);
+  return {
+    command: [...runtime.selfCommand(), "_hook", "--connect", path].map(quote).join(" "),
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function answer(socket: Socket, accessOf: () => FileAccess | undefined): Promise<void> {
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (data: string) => {
+      text += data;
+      const end = text.indexOf("\n");
+      if (end >= 0) resolve(text.slice(0, end));
+      else if (text.length > MAX_INPUT) reject(new Error("its input is too long"));
+    });
+    socket.on("end", () => reject(new Error("its input ended without a line")));
+  });
+  const access = accessOf();
+  const reply = access === undefined
+    ? hookDeny("termbridge refused this tool call: no session is open yet")
+    : await judgeHookInput(JSON.parse(line), access);
+  socket.end(reply + "\n");
+}
