@@ -19,7 +19,10 @@
  * 5. `acp`'s agent start to its answer to `initialize`: plain, inside the
  *    containment (goal: under +5 ms) and inside the sandbox (goal: under
  *    +20 ms), `BENCH_AGENT_STARTS` (30) rounds; `BENCH_ONLY=agent-start`
- *    runs only this section.
+ *    runs only this section;
+ * 6. Claude Code's PreToolUse hook (`termbridge _hook`, the built binary):
+ *    the time it adds to each of the agent's tool calls, beside starting
+ *    `true`; `BENCH_ONLY=hook` runs only this section.
  *
  * Run from the repository root, on either runtime:
  *
@@ -47,6 +50,7 @@ import { permissionSection } from "./_acp_permission.ts";
 import { mcpToolsSection } from "./_acp_mcp.ts";
 import { throughputSection } from "./_acp_throughput.ts";
 import { agentStartSection } from "./_acp_agent_start.ts";
+import { hookSection } from "./_acp_hook.ts";
 import { type ServePreference, startServe } from "./_acp_serve.ts";
 import { removeFloodFiles, writeFloodFiles } from "./_inputs.ts";
 import {
@@ -153,13 +157,30 @@ async function agentStart(config: ReturnType<typeof readConfig>): Promise<Row[]>
   }
 }
 
+/** The hook section, or its failure as a row. */
+async function hook(config: ReturnType<typeof readConfig>): Promise<Row[]> {
+  try {
+    return await hookSection(resolve(ROOT, "dist/termbridge"), {
+      rounds: Math.min(config.rounds, 50),
+      warmups: Math.min(config.warmups, 3),
+    });
+  } catch (error) {
+    return failedRow("hook", error);
+  }
+}
+
 const config = readConfig(runtime.env());
+if (config.only === "hook") {
+  console.log(formatTable(await hook(config)));
+  process.exit();
+}
 if (config.only === "agent-start") {
   console.log(formatTable(await agentStart(config)));
   process.exit();
 }
 const { rows, serve, seconds } = await run(config);
 rows.push(...await agentStart(config));
+rows.push(...await hook(config));
 console.log([
   `termbridge ACP terminal benchmark on ${runtime.name} ${runtime.version}`,
   `${new Date().toISOString()}, ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}`,

@@ -278,6 +278,7 @@ class AcpRun {
       this.#hook = await startHookFor(
         init.agentInfo?.name,
         () => this.#sessionId === "" ? undefined : this.#service.fileAccess(this.#sessionId),
+        (id, verdict) => this.#gate.remember(id, verdict),
       );
       const opened = await openSession(ctx, init, {
         cwd: this.#options.cwd,

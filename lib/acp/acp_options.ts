@@ -105,7 +105,9 @@ every command answers allow_once; the rest is asked as above. Agents that
 run commands themselves (claude-agent-acp >= 0.18, codex-acp) are made to
 ask (Claude Code: Bash, Write and Edit always ask; Codex: its read-only
 mode), and every command they report running is in the audit log with its
-verdict and who let it run.
+verdict and who let it run. Claude Code also gets a PreToolUse hook
+(termbridge _hook) that refuses what the policy denies before it runs,
+Read, Grep and Glob included (policy.read), telling the model the reason.
 
 Exit status: 0 every turn ended with end_turn; 1 termbridge failed; 2 bad
 command line; 3 a turn ended otherwise (refusal, max_tokens,

@@ -88,7 +88,7 @@ export class PermissionGate {
       this.#refusals.push(decision.note ?? verdict.reason);
     }
     const id = request.toolCall.toolCallId;
-    this.#remember(id, { ...verdict, by: decision.source, allowed: answer.startsWith("allow") });
+    this.remember(id, { ...verdict, by: decision.source, allowed: answer.startsWith("allow") });
     const intent = toolIntent(request.toolCall, access.cwd);
     access.guard.record(access.actor, {
       event: "permission",
@@ -160,7 +160,8 @@ export class PermissionGate {
     return { decision: await this.#desk.decide(request, signal), verdict: strictest };
   }
 
-  #remember(id: string, verdict: GateVerdict): void {
+  /** Remembers the verdict given to tool call `id` (also by termbridge's hook, before it asked). */
+  remember(id: string, verdict: GateVerdict): void {
     this.#verdicts.delete(id);
     this.#verdicts.set(id, verdict);
     if (this.#verdicts.size > REMEMBERED) {

@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { runtime } from "../runtime/mod.ts";
 import { PolicyDeniedError, ruleWords } from "../safety/guard.ts";
 import type { FileAccess } from "../service/text_files.ts";
+import type { GateVerdict } from "./permission_gate.ts";
 import { hookDeny } from "./hook_relay.ts";
 import { toolIntent } from "./tool_intent.ts";
 
@@ -33,6 +34,9 @@ export const HOOKED_TOOLS = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Gl
 const READERS = new Set(["Read", "Grep", "Glob"]);
 /** The longest hook input read (a Write carries its content). */
 const MAX_INPUT = 64 * 1024 * 1024;
+
+/** Told of each tool call the hook refused (its id is the ACP tool call's), for the audit of reports. */
+export type Refused = (toolCallId: string, verdict: GateVerdict) => void;
 
 /** The hook's listener, live until `close`. */
 export interface ToolHook {
@@ -83,9 +87,10 @@ const HOOKED_AGENTS = new Set(["@zed-industries/claude-agent-acp"]);
 export async function startHookFor(
   agentName: string | undefined,
   accessOf: () => FileAccess | undefined,
+  refused: Refused,
 ): Promise<ToolHook | undefined> {
   if (agentName === undefined || !HOOKED_AGENTS.has(agentName)) return undefined;
-  return await startToolHook(accessOf);
+  return await startToolHook(accessOf, refused);
 }
 
 /** `meta` with the hook (see {@linkcode hookMeta}), or as it is without one. */
@@ -97,7 +102,11 @@ export function withHook(meta: Fields, hook: ToolHook | undefined): Fields {
  * The hook's answer (a JSON line for Claude Code) to `input`, its tool call
  * as Claude Code sends it, judged with `access` (the session's guard).
  */
-export async function judgeHookInput(input: unknown, access: FileAccess): Promise<string> {
+export async function judgeHookInput(
+  input: unknown,
+  access: FileAccess,
+  refused: Refused = () => {},
+): Promise<string> {
   const call = fields(input);
   const tool = typeof call.tool_name === "string" ? call.tool_name : "";
   const toolCall = {
@@ -108,7 +117,14 @@ export async function judgeHookInput(input: unknown, access: FileAccess): Promis
   };
   const intent = toolIntent(toolCall, access.cwd);
   const { guard, actor } = access;
-  const refuse = (reason: string) => {
+  const refuse = (reason: string, rule: GateVerdict["rule"] = null) => {
+    refused(toolCall.toolCallId, {
+      decision: "deny",
+      rule,
+      reason,
+      by: "policy",
+      allowed: false,
+    });
     guard.record(actor, {
       event: "permission",
       toolCallId: toolCall.toolCallId,
@@ -140,6 +156,7 @@ export async function judgeHookInput(input: unknown, access: FileAccess): Promis
         `Denied by policy: ${ruleWords(verdict.rule, "deny")} refuses ${
           JSON.stringify(subject)
         }: ${verdict.reason}`,
+        verdict.rule,
       );
     }
   }
@@ -165,6 +182,7 @@ export async function judgeHookInput(input: unknown, access: FileAccess): Promis
 /** Listens for the hook; `accessOf` gives the current session's file access (undefined before it opens). */
 export async function startToolHook(
   accessOf: () => FileAccess | undefined,
+  refused: Refused = () => {},
 ): Promise<ToolHook> {
   const dir = mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), "termbridge-hook-"));
   const path = join(dir, "hook.sock");
@@ -173,7 +191,7 @@ export async function startToolHook(
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => {});
-    void answer(socket, accessOf).catch((error) => {
+    void answer(socket, accessOf, refused).catch((error) => {
       socket.end(
         hookDeny(`termbridge could not check this tool call: ${(error as Error).message}`) + "\n",
       );
@@ -197,7 +215,11 @@ export async function startToolHook(
   };
 }
 
-async function answer(socket: Socket, accessOf: () => FileAccess | undefined): Promise<void> {
+async function answer(
+  socket: Socket,
+  accessOf: () => FileAccess | undefined,
+  refused: Refused,
+): Promise<void> {
   const line = await new Promise<string>((resolve, reject) => {
     let text = "";
     socket.setEncoding("utf8");
@@ -212,6 +234,6 @@ async function answer(socket: Socket, accessOf: () => FileAccess | undefined): P
   const access = accessOf();
   const reply = access === undefined
     ? hookDeny("termbridge refused this tool call: no session is open yet")
-    : await judgeHookInput(JSON.parse(line), access);
+    : await judgeHookInput(JSON.parse(line), access, refused);
   socket.end(reply + "\n");
 }
