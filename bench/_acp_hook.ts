@@ -16,6 +16,7 @@ import { startToolHook } from "../lib/acp/tool_hook.ts";
 import { createPolicy, DEFAULT_POLICY_RULES, loadShellParser } from "../lib/policy/mod.ts";
 import { runtime } from "../lib/runtime/mod.ts";
 import { Guard, refuseAsks } from "../lib/safety/guard.ts";
+import { NO_AUDIT } from "../lib/audit/log.ts";
 import { fixed, percentile, progress, type Row } from "./_report.ts";
 
 /** Runs `argv` with `input` on stdin; resolves with its stdout and the time it took. */
@@ -43,7 +44,7 @@ export async function hookSection(
   const dir = mkdtempSync(join(tmpdir(), "tb-bench-hook-"));
   await loadShellParser();
   const policy = createPolicy({ ...DEFAULT_POLICY_RULES, deny: ["curl * | sh"] });
-  const guard = new Guard({ mode: "acp", policy, approver: refuseAsks });
+  const guard = new Guard({ mode: "acp", policy, approver: refuseAsks, audit: NO_AUDIT });
   const access = {
     guard,
     actor: guard.actor({ session: "bench" }),

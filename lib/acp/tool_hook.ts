@@ -163,7 +163,10 @@ export async function judgeHookInput(
   try {
     for (const path of intent.paths) {
       if (path.access === "read") guard.checkRead(path.path, access, actor);
-      else guard.checkWrite(path.path, path.bytes ?? 0, access, actor);
+      // An allowed write is checked and recorded once, by its permission request.
+      else if (guard.judgeWrite(path.path, access).decision === "deny") {
+        guard.checkWrite(path.path, path.bytes ?? 0, access, actor);
+      }
     }
   } catch (error) {
     if (!(error instanceof PolicyDeniedError)) throw error;

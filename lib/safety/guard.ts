@@ -355,14 +355,23 @@ export class Guard {
     this.audit.record(actor, event);
   }
 
-  #checkPath(
+  /**
+   * Whether writing `path` would be allowed by the `write` globs and the
+   * sandbox's writable directories, as {@linkcode checkWrite} decides it
+   * (termbridge's own files aside): nothing is recorded or refused.
+   */
+  judgeWrite(
+    path: string,
+    context: PolicyContext & { writeRoots?: string[] | null },
+  ): PathVerdict {
+    return this.#pathVerdict("write", path, context);
+  }
+
+  #pathVerdict(
     kind: "read" | "write",
     path: string,
     context: PolicyContext & { writeRoots?: string[] | null },
-    actor: Actor,
-    bytes?: number,
-  ): string {
-    if (kind === "write") this.#refuseProtected(path, context, actor, bytes);
+  ): PathVerdict {
     let verdict: PathVerdict = this.policy === null
       ? { decision: "allow", path, rule: null, reason: "no policy" }
       : kind === "read"
@@ -382,6 +391,18 @@ export class Guard {
         } writable`,
       };
     }
+    return verdict;
+  }
+
+  #checkPath(
+    kind: "read" | "write",
+    path: string,
+    context: PolicyContext & { writeRoots?: string[] | null },
+    actor: Actor,
+    bytes?: number,
+  ): string {
+    if (kind === "write") this.#refuseProtected(path, context, actor, bytes);
+    const verdict = this.#pathVerdict(kind, path, context);
     if (verdict.decision === "deny" || kind === "write") {
       this.audit.record(actor, {
         event: kind,
