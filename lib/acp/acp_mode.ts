@@ -279,6 +279,7 @@ class AcpRun {
         init.agentInfo?.name,
         () => this.#sessionId === "" ? undefined : this.#service.fileAccess(this.#sessionId),
         (id, verdict) => this.#gate.remember(id, verdict),
+        this.#agent.runtimeDir,
       );
       const opened = await openSession(ctx, init, {
         cwd: this.#options.cwd,

@@ -88,9 +88,10 @@ export async function startHookFor(
   agentName: string | undefined,
   accessOf: () => FileAccess | undefined,
   refused: Refused,
+  socketDir?: string,
 ): Promise<ToolHook | undefined> {
   if (agentName === undefined || !HOOKED_AGENTS.has(agentName)) return undefined;
-  return await startToolHook(accessOf, refused);
+  return await startToolHook(accessOf, refused, socketDir);
 }
 
 /** `meta` with the hook (see {@linkcode hookMeta}), or as it is without one. */
@@ -182,12 +183,18 @@ export async function judgeHookInput(
   });
 }
 
-/** Listens for the hook; `accessOf` gives the current session's file access (undefined before it opens). */
+/**
+ * Listens for the hook; `accessOf` gives the current session's file access
+ * (undefined before it opens). `socketDir` is a private directory the agent's
+ * sandbox shows (its own /tmp may be private); without it one is made.
+ */
 export async function startToolHook(
   accessOf: () => FileAccess | undefined,
   refused: Refused = () => {},
+  socketDir?: string,
 ): Promise<ToolHook> {
-  const dir = mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), "termbridge-hook-"));
+  const dir = socketDir ??
+    mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), "termbridge-hook-")); // 0700
   const path = join(dir, "hook.sock");
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -213,7 +220,7 @@ export async function startToolHook(
     close: () => {
       server.close();
       for (const socket of sockets) socket.destroy();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(socketDir === undefined ? dir : path, { recursive: true, force: true });
     },
   };
 }
