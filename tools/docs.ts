@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { bashCompletion, fishCompletion, manPage, zshCompletion } from "../lib/cli/docs.ts";
-import { type CliSpec, modeSpec, parseModes } from "../lib/cli/help_spec.ts";
+import { type CliSpec, modeSpec, parseKeys, parseModes } from "../lib/cli/help_spec.ts";
 
 /** What `binary ARGS` prints on stdout; throws with its stderr when it fails. */
 function helpOf(binary: string, args: string[]): string {
@@ -30,7 +30,8 @@ export function readSpec(binary: string): CliSpec {
   const modes = parseModes(help).map(({ name, summary }) =>
     modeSpec(name, summary, helpOf(binary, [name, "--help"]))
   );
-  return { version, tagline, help, modes };
+  const keys = parseKeys(helpOf(binary, ["help", "keys"]));
+  return { version, tagline, help, modes, keys };
 }
 
 /** The files written, by name. */

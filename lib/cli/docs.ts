@@ -6,12 +6,55 @@
  * @module
  */
 
-import type { CliSpec, ValueKind } from "./help_spec.ts";
+import type { ArgSpec, CliSpec, ModeSpec, ValueKind } from "./help_spec.ts";
 
 // ---------------------------------------------------------------------------
 // bash
 
 const shellWords = (words: string[]) => words.join(" ");
+
+/** The options of `mode` that take a value (the word after them is not an argument). */
+const valuedOptions = (mode: ModeSpec) =>
+  mode.options.filter((option) => option.kind !== "none").flatMap((option) => option.names);
+
+/** What bash offers for an argument of kind `arg` (its first word, or a repeated one). */
+function bashArgument(arg: ArgSpec, keys: string[], again: boolean): string {
+  const words = (list: string[]) => `COMPREPLY=($(compgen -W "${shellWords(list)}" -- "$cur"))`;
+  switch (arg.kind) {
+    case "session":
+      return "_termbridge_sessions";
+    case "key":
+      return words(keys);
+    case "choice":
+      return words(arg.choices);
+    case "file":
+      return `COMPREPLY=($(compgen -W "${
+        shellWords(arg.choices)
+      }" -- "$cur") $(compgen -f -- "$cur"))`;
+    case "command":
+      return again ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=($(compgen -c -- "$cur"))';
+    default:
+      return "COMPREPLY=()";
+  }
+}
+
+/** A bash `case` on the argument's position ($n) for a mode whose usage names its arguments. */
+function bashPositions(mode: ModeSpec, keys: string[]): string {
+  const last = mode.args.length - 1;
+  const branches = mode.args.map((arg, i) =>
+    `          ${i}) ${bashArgument(arg, keys, false)} ;;`
+  );
+  const after = mode.args[last].repeats
+    ? bashArgument(mode.args[last], keys, mode.args[last].kind === "command")
+    : "COMPREPLY=()";
+  return [
+    `_termbridge_position "${shellWords(valuedOptions(mode))}"`,
+    '        case "$n" in',
+    ...branches,
+    `          *) ${after} ;;`,
+    "        esac",
+  ].join("\n");
+}
 
 /** A bash completion script (`complete -F _termbridge termbridge`). */
 export function bashCompletion(spec: CliSpec): string {
@@ -26,7 +69,9 @@ export function bashCompletion(spec: CliSpec): string {
       [valued("text"), "COMPREPLY=()"],
     ].filter(([names]) => names.length > 0)
       .map(([names, action]) => `        ${(names as string[]).join("|")}) ${action}; return ;;`);
-    const positional = mode.subcommands.length > 0
+    const positional = mode.args.length > 0
+      ? bashPositions(mode, spec.keys)
+      : mode.subcommands.length > 0
       ? `COMPREPLY=($(compgen -W "${shellWords(mode.subcommands)}" -- "$cur"))`
       : mode.positional === "command"
       ? 'COMPREPLY=($(compgen -c -- "$cur"))'
@@ -50,8 +95,35 @@ export function bashCompletion(spec: CliSpec): string {
   return `# bash completion for termbridge ${spec.version}
 # Generated from termbridge's help texts by tools/docs.ts: do not edit.
 
+# The open sessions' names, from the running server (none is started): -L and --socket as given.
+_termbridge_sessions() {
+  local i server=()
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case \${COMP_WORDS[i]} in
+      -L | --socket) server+=("\${COMP_WORDS[i]}" "\${COMP_WORDS[i + 1]}") ;;
+    esac
+  done
+  local IFS=$'\n'
+  COMPREPLY=($(compgen -W "$(termbridge ls --names "\${server[@]}" 2>/dev/null)" -- "$cur"))
+}
+
+# Sets n to the position of the word being completed among the command's arguments
+# (options and the values of the options named in $1 left out).
+_termbridge_position() {
+  local valued=" $1 -L --socket " i word
+  n=0
+  for ((i = 2; i < COMP_CWORD; i++)); do
+    word=\${COMP_WORDS[i]}
+    if [[ $word == -* ]]; then
+      [[ $valued == *" $word "* ]] && i=$((i + 1))
+    else
+      n=$((n + 1))
+    fi
+  done
+}
+
 _termbridge() {
-  local cur prev mode i
+  local cur prev mode i n
   cur=\${COMP_WORDS[COMP_CWORD]}
   prev=\${COMP_WORDS[COMP_CWORD-1]}
   if [[ $COMP_CWORD -eq 1 ]]; then
@@ -174,11 +246,79 @@ const FISH_ARGUMENTS: Record<ValueKind, string> = {
   text: " -r -f",
 };
 
+/** Fish functions: the mode being completed, and the position of the argument in it. */
+const FISH_FUNCTIONS = [
+  "function __termbridge_mode -d 'is the first word after termbridge \\$argv[1]'",
+  "    set -l words (commandline -opc)",
+  '    test (count $words) -ge 2; and test "$words[2]" = "$argv[1]"',
+  "end",
+  "function __termbridge_arg -d 'the position of the word being completed among the arguments, or -1 after --'",
+  "    set -l words (commandline -opc)",
+  "    set -l n 0",
+  "    set -l skip 0",
+  "    for word in $words[3..-1]",
+  "        if test $skip = 1",
+  "            set skip 0",
+  '        else if test "$word" = --',
+  "            echo -1",
+  "            return",
+  "        else if string match -q -- '-*' $word",
+  "            contains -- $word $argv -L --socket; and set skip 1",
+  "        else",
+  "            set n (math $n + 1)",
+  "        end",
+  "    end",
+  "    echo $n",
+  "end",
+  "function __termbridge_sessions -d 'the open sessions (none is started)'",
+  "    set -l words (commandline -opc)",
+  "    set -l server",
+  "    for i in (seq (count $words))",
+  "        contains -- $words[$i] -L --socket; and set -a server $words[$i] $words[(math $i + 1)]",
+  "    end",
+  "    termbridge ls --names $server 2>/dev/null",
+  "end",
+];
+
+/** Fish lines completing the arguments of a mode whose usage names them, by position. */
+function fishPositions(mode: ModeSpec, keys: string[]): string[] {
+  const valued = valuedOptions(mode).join(" ");
+  const at = (test: string) =>
+    `complete -c termbridge -n '__termbridge_mode ${mode.name}; and test (__termbridge_arg ${valued}) ${test}'`;
+  const offer = (arg: ArgSpec): string => {
+    switch (arg.kind) {
+      case "session":
+        return " -a '(__termbridge_sessions)'";
+      case "key":
+        return ` -a ${fishQuote(keys.join(" "))}`;
+      case "choice":
+        return ` -a ${fishQuote(arg.choices.join(" "))}`;
+      case "file":
+        return ` -F${arg.choices.length > 0 ? ` -a ${fishQuote(arg.choices.join(" "))}` : ""}`;
+      case "command":
+        return " -a '(__fish_complete_command)'";
+      default:
+        return "";
+    }
+  };
+  const lines = mode.args.flatMap((arg, i) => {
+    const more = offer(arg);
+    return more === "" ? [] : [`${at(`= ${i}`)}${more}`];
+  });
+  const last = mode.args.at(-1)!;
+  if (last.repeats && offer(last) !== "") {
+    lines.push(`${at(`-ge ${mode.args.length}`)}${last.kind === "command" ? " -F" : offer(last)}`);
+  }
+  if (mode.positional === "command") lines.push(`${at("= -1")} -a '(__fish_complete_command)'`);
+  return lines;
+}
+
 /** A fish completion script, for `vendor_completions.d`. */
 export function fishCompletion(spec: CliSpec): string {
   const lines = [
     `# fish completion for termbridge ${spec.version}`,
     "# Generated from termbridge's help texts by tools/docs.ts: do not edit.",
+    ...FISH_FUNCTIONS,
     "complete -c termbridge -f",
     "complete -c termbridge -n __fish_use_subcommand -l help -d 'show the help'",
     "complete -c termbridge -n __fish_use_subcommand -l version -d 'show the version'",
@@ -204,7 +344,9 @@ export function fishCompletion(spec: CliSpec): string {
         }`,
       );
     }
-    if (mode.subcommands.length > 0) {
+    if (mode.args.length > 0) {
+      lines.push(...fishPositions(mode, spec.keys));
+    } else if (mode.subcommands.length > 0) {
       lines.push(`complete -c termbridge ${when} -a ${fishQuote(mode.subcommands.join(" "))}`);
     } else if (mode.positional === "file") {
       lines.push(`complete -c termbridge ${when} -F`);

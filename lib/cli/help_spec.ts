@@ -29,6 +29,56 @@ export interface ModeSpec {
   subcommands: string[];
   /** What a word that is not an option is: a file (`SCRIPT`), a program (`-- AGENT`), or nothing. */
   positional: ValueKind;
+  /**
+   * The words before any `--`, one per position, from the first usage line
+   * (`key NAME KEY...`: a session, then keys); empty when the usage names none.
+   */
+  args: ArgSpec[];
+}
+
+/** What the word at one position of a command is completed with. */
+export interface ArgSpec {
+  /** An open session's name, a key name, one of `choices`, a file, a program, or free text. */
+  kind: "session" | "key" | "choice" | "file" | "command" | "text";
+  /** Literal words allowed here (`text|regex|gone`, the `stop` of `FILE|stop`). */
+  choices: string[];
+  /** The last position repeats (`KEY...`). */
+  repeats: boolean;
+}
+
+/** Commands whose NAME is a new session's, so not completed with the open ones. */
+const NEW_NAME_MODES = new Set(["new"]);
+
+/**
+ * The positional words of a usage line (`termbridge wait NAME text|regex [ARG] [--all]`):
+ * options in brackets and everything from `--` on left out.
+ */
+export function parseArgs(name: string, usage: string): ArgSpec[] {
+  let rest = usage.split(`termbridge ${name}`)[1] ?? "";
+  rest = rest.split(/\[?--(?:\s|$)/)[0];
+  // Bracketed options, nested ones included (`[--record FILE [--record-input]]`).
+  for (let before = ""; before !== rest;) {
+    before = rest;
+    rest = rest.replace(/\[(?:-|OPTIONS)[^[\]]*\]/g, "");
+  }
+  const words = rest.trim().split(/\s+/).map((word) => ({
+    word,
+    bare: word.replace(/^\[|\]$|\.\.\.$/g, "").replace(/\.\.\.\]?$/, ""),
+  })).filter(({ bare }) => bare !== "");
+  return words.map(({ word, bare }) => {
+    const repeats = word.endsWith("...");
+    const alternatives = bare.split("|");
+    const choices = alternatives.filter((alt) => /^[a-z-]/.test(alt));
+    const kinds = alternatives.filter((alt) => !/^[a-z-]/.test(alt));
+    let kind: ArgSpec["kind"] = choices.length > 0 && kinds.length === 0 ? "choice" : "text";
+    for (const placeholder of kinds) {
+      if (placeholder === "NAME") kind = NEW_NAME_MODES.has(name) ? "text" : "session";
+      else if (/^KEY/.test(placeholder)) kind = "key";
+      else if (valueKind(placeholder) === "file") kind = "file";
+      else if (valueKind(placeholder) === "command") kind = "command";
+    }
+    return { kind, choices, repeats };
+  });
 }
 
 /** Everything the generators need. */
@@ -39,6 +89,20 @@ export interface CliSpec {
   /** `termbridge --help`, whole. */
   help: string;
   modes: ModeSpec[];
+  /** The key names `termbridge help keys` lists, for completing `key`. */
+  keys: string[];
+}
+
+/**
+ * The key names of `termbridge help keys` that a shell word holds as is: the
+ * words of its indented lines and the tmux-style names (`C-c`, `Up`) it lists.
+ */
+export function parseKeys(help: string): string[] {
+  const listed = help.split("\n").filter((line) => line.startsWith("  "))
+    .flatMap((line) => line.trim().split(/\s+/));
+  const tmux = help.split(/tmux style:/)[1]?.split(";")[0] ?? "";
+  const names = [...listed, ...tmux.split(/[\s,]+/)];
+  return [...new Set(names.filter((name) => /^[A-Za-z][A-Za-z0-9+-]*$/.test(name)))];
 }
 
 /** Sections of a help text whose indented lines are not modes. */
@@ -127,7 +191,7 @@ function usageOptions(usage: string[], known: OptionSpec[]): OptionSpec[] {
   const found: OptionSpec[] = [];
   for (
     const [, name, value = ""] of usage.join(" ").matchAll(
-      /\[(--[a-z][a-z0-9-]*)(?:[ =]([A-Z]+))?\]/g,
+      /\[(--[a-z][a-z0-9-]*)(?:[ =]([A-Z][A-Za-z=]*))?(?=[\]\s[])/g,
     )
   ) {
     if ([...known, ...found].some((option) => option.names.includes(name))) continue;
@@ -160,5 +224,6 @@ export function modeSpec(name: string, summary: string, help: string): ModeSpec 
     options: [...options, ...usageOptions(usage, options)],
     subcommands: [...subcommands],
     positional,
+    args: subcommands.size > 0 || usage.length === 0 ? [] : parseArgs(name, usage[0]),
   };
 }

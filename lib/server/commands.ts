@@ -188,11 +188,16 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
   ls: {
-    options: {},
+    // --names (not in the help): the names alone, one a line, for the shell completions.
+    options: { names: "flag" },
     startsServer: false,
     noWords: true,
     async run(call) {
-      const listed = await call.rpc.request<{ sessions: unknown[] }>("sessions/list");
+      const listed = await call.rpc.request<{ sessions: { name: string }[] }>("sessions/list");
+      if (call.args.options.names === true) {
+        await out(listed.sessions.map((session) => session.name).join("\n"));
+        return EXIT.ok;
+      }
       if (call.json) return await json(listed);
       if (listed.sessions.length === 0) return EXIT.ok;
       const { step } = await consoleLine(call, undefined, ["list"]);
@@ -437,7 +442,8 @@ export async function subcommandMain(name: string, argv: string[]): Promise<numb
       });
     } catch (error) {
       if (!(error instanceof ServerUnavailableError) || command.startsServer !== false) throw error;
-      // ls: no server, no sessions; it says so, and starts none.
+      // ls: no server, no sessions; it says so (--names, for completions: silently), and starts none.
+      if (args.options.names === true) return EXIT.ok;
       await runtime.writeStderr(`termbridge: no server is running on ${chosenSocket(args)}\n`);
       if (args.options.json === true) await json({ sessions: [], server: null });
       return EXIT.ok;

@@ -94,6 +94,7 @@ describe("cli docs", () => {
     const spec: CliSpec = {
       version: "9",
       tagline: "x",
+      keys: [],
       help: "termbridge 9: x\n",
       modes: [
         modeSpec("policy", "check", "Usage: termbridge policy check COMMAND\n  --json  as JSON\n"),
