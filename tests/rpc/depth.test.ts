@@ -87,7 +87,7 @@ describe("jsonrpc depth limit", () => {
 
   it("depth: the session server's socket answers a deep request with -32600 and its id", async () => {
     await inWorld("binary", async (world) => {
-      await world.ok(["ls"]); // Starts the server.
+      await world.ok(["new", "probe", "--", "cat"]); // Starts the server (ls starts none).
       const replies = await new Promise<string[]>((resolve, reject) => {
         const socket = connect(world.socket);
         let text = "";
