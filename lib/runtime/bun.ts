@@ -5,7 +5,6 @@
  */
 
 import process from "node:process";
-import { isatty } from "node:tty";
 import { connectUnix } from "./bun_unix.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./bun_http.ts";
@@ -143,7 +142,10 @@ export const bunRuntime: Runtime = {
   writeStderr: orderedWriter((data) => writeTo("stderr", data)),
   isTerminal(stream) {
     guardStreams(); // Asked by the modes that go on to use the streams themselves.
-    return isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]);
+    // node:tty is loaded here, not at start-up: loading it costs a short-lived command about
+    // 15 ms of CPU (bench/RESULTS.md, issue 16), and the subcommands never ask.
+    const tty = import.meta.require("node:tty") as typeof import("node:tty");
+    return tty.isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]);
   },
   setRawMode: (enabled) => void process.stdin.setRawMode(enabled),
   consoleSize() {
