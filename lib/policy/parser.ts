@@ -10,7 +10,7 @@
 import { PolicyError } from "./errors.ts";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Node, Parser } from "web-tree-sitter";
+import type { Node, Parser, Tree } from "web-tree-sitter";
 import { runtime } from "../runtime/mod.ts";
 
 export type { Node as SyntaxNode } from "web-tree-sitter";
@@ -19,7 +19,8 @@ export type { Node as SyntaxNode } from "web-tree-sitter";
 export interface ShellParser {
   /**
    * Parses `source` as bash; `hasError` tells whether some of it could not be parsed.
-   * The node is valid until the next `parse`.
+   * The node is valid until four other texts have been parsed; parsing the same text again
+   * gives the same tree without parsing it again.
    */
   parse(source: string): Node;
   /** How long loading took, in milliseconds. */
@@ -28,6 +29,12 @@ export interface ShellParser {
 
 let loading: Promise<ShellParser> | null = null;
 let loaded: ShellParser | null = null;
+let parses = 0;
+
+/** How many texts were parsed since start-up (a text parsed again from the recent trees is not counted). */
+export function shellParses(): number {
+  return parses;
+}
 
 /** The parser if it is already loaded, else null (never starts loading). */
 export function loadedShellParser(): ShellParser | null {
@@ -57,20 +64,37 @@ async function load(): Promise<ShellParser> {
   );
   const parser: Parser = new Parser();
   parser.setLanguage(bash);
-  let previous: { delete(): void } | null = null;
+  // The last few trees, by their text: one line is checked several times in a row (exec's own
+  // check, then the typed-line check's tamper, completeness and policy checks), and parsed once.
+  // The same text always gives the same tree, and nothing edits a tree, so sharing it is exact.
+  const recent = new Map<string, Tree>();
   return {
     loadMs: performance.now() - started,
     parse(source) {
-      previous?.delete(); // Trees live in WebAssembly memory: free the last one.
+      const known = recent.get(source);
+      if (known !== undefined) {
+        recent.delete(source); // Most recently used last.
+        recent.set(source, known);
+        return known.rootNode;
+      }
       const tree = parser.parse(source);
+      parses++;
       if (tree === null) {
         throw new PolicyError("Cannot parse the command line: the parser gave no tree");
       }
-      previous = tree;
+      recent.set(source, tree);
+      for (const [text, old] of recent) {
+        if (recent.size <= RECENT_TREES) break;
+        old.delete(); // Trees live in WebAssembly memory: free the oldest.
+        recent.delete(text);
+      }
       return tree.rootNode;
     },
   };
 }
+
+/** How many parsed trees are kept for a text parsed again. */
+const RECENT_TREES = 4;
 
 /** A `.wasm` file: embedded in the executable, else from the package that ships it. */
 async function wasmFile(name: string, specifier: string): Promise<Uint8Array> {

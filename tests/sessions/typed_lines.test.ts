@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { createPolicy } from "../../lib/policy/mod.ts";
 import { Guard } from "../../lib/safety/guard.ts";
+import { shellParses } from "../../lib/policy/parser.ts";
 import type { ApprovalRequest } from "../../lib/safety/types.ts";
 import type { Session } from "../../lib/sessions/session.ts";
 import type { TypedLine, TypedLineCheck } from "../../lib/sessions/typed_lines.ts";
@@ -69,6 +70,23 @@ for (const shell of SHELLS) {
         assert.equal(existsSync(marker), false);
         const after = await session.exec("echo still usable", TIMEOUT_MS);
         assert.equal(after.output, "still usable\n");
+      });
+    });
+
+    it(`${shell}: a checked line is parsed once (tamper, completeness and policy checks share it)`, async () => {
+      await withSessions(async (kit) => {
+        const seen: TypedLine[] = [];
+        const session = await open(kit, seen);
+        await session.exec("echo warm", TIMEOUT_MS); // Loads the parser.
+        const before = shellParses();
+        const checked = seen.length;
+        const result = await session.exec(`echo parsed once in ${shell}`, TIMEOUT_MS);
+        assert.equal(result.output, `parsed once in ${shell}\n`);
+        assert.equal(seen.length, checked + 1, "the line was checked");
+        assert.equal(shellParses() - before, 1);
+        // Still refused: sharing the tree keeps every check.
+        const denied = await session.exec(`touch ${join(kit.home, "m0")}`, TIMEOUT_MS);
+        assert.equal(denied.exitCode, 126);
       });
     });
 
