@@ -137,6 +137,14 @@ existing FILE is replaced only when it is empty or a recording, or with
 --overwrite. The file is created 0600 (yours alone). What is typed into the
 session (passwords included) is recorded only with --record-input.`,
   },
+  pipe: {
+    usage: "pipe NAME [FILE]",
+    summary: "append a session's output to FILE as it comes (tmux pipe-pane); no FILE stops",
+    help: `Appends what session NAME prints from now on to FILE, as the plain text "read"
+prints, until "termbridge pipe NAME" (no FILE) stops it or the session closes;
+a pipe in progress is replaced. A relative FILE is taken from the current
+directory; a new FILE is created 0600. tail -f FILE follows it.`,
+  },
   clear: {
     usage: "clear NAME",
     summary: "clear a session's screen and scrollback (the emulator's only)",

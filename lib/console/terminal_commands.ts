@@ -347,6 +347,30 @@ function describeCondition(condition: WaitCondition): string {
   return `${pattern} to ${condition.gone ? "disappear" : "appear"}`;
 }
 
+const pipe = defineCommand<{ path: string | null }>({
+  name: "pipe",
+  aliases: [],
+  usage: "pipe [FILE]",
+  summary: "append the session's output to a file as it comes (tmux pipe-pane); no FILE stops",
+  help: `Appends what the current session prints from now on to FILE, as the plain
+text "read" shows (escape sequences interpreted away), until "pipe" with no
+FILE stops it or the session closes; a pipe in progress is replaced. A
+relative FILE is taken from the working directory; a new FILE is created 0600.`,
+  parse({ words }) {
+    const { positionals } = parseArgs("pipe", words, { options: {} });
+    if (positionals.length > 1) {
+      throw new CommandError(`Cannot run "pipe": give one FILE, or none to stop`);
+    }
+    return { path: positionals[0] ?? null };
+  },
+  run(ctx, { path }) {
+    const session = ctx.session();
+    const before = session.pipe(path === null ? null : ctx.path(path));
+    if (path !== null) return { note: `Piping session "${session.name}" to ${ctx.path(path)}` };
+    return { note: before === undefined ? "No pipe to stop" : `Stopped piping to ${before}` };
+  },
+});
+
 /** The commands that type, in the order help lists them. */
 export const TYPING_COMMANDS: readonly Command[] = [type, paste, key];
 
@@ -358,4 +382,5 @@ export const TERMINAL_COMMANDS: readonly Command[] = [
   wait,
   resize,
   record,
+  pipe,
 ];

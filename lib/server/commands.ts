@@ -270,6 +270,7 @@ const TABLE: Record<string, Subcommand> = {
   wait: console1("wait", { timeout: "value", all: "flag" }),
   resize: console1("resize"),
   record: console1("record", { overwrite: "flag", "record-input": "flag" }),
+  pipe: console1("pipe"),
   clear: console1("clear"),
   screen: {
     options: { all: "flag", lines: "value", logical: "flag", ansi: "flag" },

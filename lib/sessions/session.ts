@@ -16,6 +16,7 @@ import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/ter
 import { SessionBusyError, SessionStartError } from "./errors.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import { CastRecorder, checkRecordTarget } from "./recorder.ts";
+import { OutputPipe } from "./output_pipe.ts";
 import { type IntegratedShell, integrateShell, supportsLineChecks } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
 import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
@@ -522,6 +523,28 @@ export class Session {
   /** Whether the recording in progress takes input too. */
   #recordInput = false;
 
+  #pipe: OutputPipe | undefined;
+
+  /**
+   * Appends the session's output from now on, as plain text, to the file at
+   * absolute `path` (replacing a pipe in progress), or stops with null.
+   * @returns the file piped to before, if any
+   */
+  pipe(path: string | null): string | undefined {
+    const terminal = this.terminal;
+    const next = path === null ? undefined : new OutputPipe(path, {
+      outputText: (from) => this.outputText(from),
+      get outputEnd() {
+        return terminal.textLog.totalBytes;
+      },
+      onChange: (listener) => terminal.onChange(listener),
+    });
+    const before = this.#pipe?.path;
+    this.#pipe?.close();
+    this.#pipe = next;
+    return before;
+  }
+
   /** A row for `list`. */
   info(): SessionInfo {
     return {
@@ -547,6 +570,7 @@ export class Session {
     }
     await this.terminal.dispose();
     this.record(null);
+    this.pipe(null);
     this.#lines?.close();
   }
 
