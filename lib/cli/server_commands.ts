@@ -46,7 +46,7 @@ directory. Prints nothing when there are none; with no server running it says
 so on stderr and starts none.`,
   },
   exec: {
-    usage: "exec NAME [--timeout S] COMMAND...",
+    usage: "exec NAME [--timeout S] [--follow] COMMAND...",
     summary: "run a command in a session's shell; print its output, exit with its code",
     help: `Runs COMMAND (the words joined by spaces, as ssh does) in session NAME's
 shell, waits until it ends, prints its output and exits with its exit code
@@ -54,10 +54,14 @@ shell, waits until it ends, prints its output and exits with its exit code
 If it is still running after --timeout S (default 30), prints what it has
 written so far, says so on stderr and exits with 124; the command keeps
 running ("exec NAME ''" collects more, "key NAME C-c" interrupts it).
+With --follow the output is printed as it comes, line by line (a line is
+printed when it ends; the rest when the command ends), and the exit code is
+still the command's.
 
 Examples:
   termbridge exec build make test
-  termbridge exec build 'cd /tmp && pwd'`,
+  termbridge exec build 'cd /tmp && pwd'
+  termbridge exec build --follow make test`,
   },
   type: {
     usage: "type NAME [--literal] [--] TEXT...",

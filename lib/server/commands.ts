@@ -28,6 +28,7 @@ import {
 } from "./command_args.ts";
 import { COMMON_OPTIONS, SUBCOMMAND_HELP } from "../cli/server_commands.ts";
 import { socketPath } from "./paths.ts";
+import { outputEnd, streamUntil } from "./exec_follow.ts";
 import { SERVER_METHODS } from "./wire.ts";
 import { ErrorCode } from "../jsonrpc/codes.ts";
 import type { Problem } from "../console/command.ts";
@@ -111,6 +112,9 @@ interface Subcommand {
   noWords?: boolean;
   run(call: Call): Promise<number>;
 }
+
+/** Writes `text` to stdout as it is. */
+const out0 = (text: string) => runtime.writeStdout(text);
 
 async function out(text: string): Promise<void> {
   if (text !== "") await runtime.writeStdout(text.endsWith("\n") ? text : text + "\n");
@@ -206,7 +210,7 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
   exec: {
-    options: { timeout: "value" },
+    options: { timeout: "value", follow: "flag" },
     textAfter: 1,
     async run(call) {
       const name = sessionName("exec", call.args.words, SUBCOMMAND_HELP.exec.usage);
@@ -215,7 +219,14 @@ const TABLE: Record<string, Subcommand> = {
       const raw = `exec ${
         timeout === undefined ? "" : `--timeout ${quoteWord(String(timeout))} `
       }-- ${command}`;
-      const { code, step } = await consoleLine(call, name, [], raw);
+      // --follow: whole lines printed as they come; the rest from the result.
+      const follow = call.args.options.follow === true && !call.json;
+      const from = follow ? await outputEnd(call.rpc, name) : 0;
+      const running = consoleLine(call, name, [], raw);
+      const streamed = follow
+        ? await streamUntil(call.rpc, name, from, command.split("\n").length, running, out0)
+        : "";
+      const { code, step } = await running;
       if (code !== EXIT.ok) return code;
       const result = step.data as
         | {
@@ -226,7 +237,12 @@ const TABLE: Record<string, Subcommand> = {
         }
         | undefined;
       if (call.json) await json(result ?? {});
-      else await runtime.writeStdout(result?.output ?? "");
+      else {
+        const output = result?.output ?? "";
+        await runtime.writeStdout(
+          output.startsWith(streamed) ? output.slice(streamed.length) : output,
+        );
+      }
       if (result === undefined) return EXIT.ok;
       if (result.shellExited !== undefined) {
         await runtime.writeStderr(`termbridge: ${result.shellExited}\n`);
