@@ -48,78 +48,84 @@ async function run(serve: Serve, command: string, args?: string[]): Promise<stri
 }
 
 describe("bypass classes: through serve", () => {
-  it("bypass classes: every spelling is refused with -32003 and nothing runs", async () => {
-    const { dir, bin, env } = markerWorkspace(RULES, "termbridge-classes-");
-    mkdirSync(join(dir, "victim"));
-    const serve = new Serve([], { cwd: dir, env });
-    try {
-      const lines = [
-        "setpriv marker a",
-        'setarch "$(uname -m)" -R marker b',
-        "choom -n 0 -- marker c",
-        "logsave /dev/null marker d",
-        "ssh-agent marker e",
-        "sg \"$(id -gn)\" -c 'marker f'",
-        "capsh -- -c 'marker g'",
-        "echo marker h | xargs env",
-        "echo marker i | xargs nice -n 1",
-        "x='a[$(marker j)]'; echo $((x))",
-        "let 'a[$(marker k)]'",
-        "[[ 1 -eq 'a[$(marker l)]' ]]",
-        "declare -i n; n='a[$(marker m)]'",
-        "i='a[$(marker n)]'; echo ${arr[i]}",
-        "coproc C { marker o; }; wait",
-        "mar{ker,} p",
-        `exec 3<${bin}/marker; /proc/self/fd/3 q`,
-        `exec 4<${bin}/marker; /dev/fd/4 r`,
-        "zsh -fc '=marker s'",
-        `env 'BASH_FUNC_ls%%=() { marker t; }' bash -c ls`,
-        "mywrapper marker u",
-        // The parser takes these for more redirection targets; bash runs `env marker y`.
-        "env >/dev/null marker y",
-        "nice -n 1 2>/dev/null marker z",
-        "rm -fr victim",
-        "rm -r -f victim",
-        "rm --recursive --force victim",
-        "rm {-r,-f} victim",
-        ...(LOADER ? [`${LOADER} ${TOUCH} M`] : []),
-      ];
-      for (const command of lines) {
-        const answer = await serve.request("terminal/create", { sessionId: S, command });
-        assert.equal(errorCode(answer), -32003, `${command}: ${JSON.stringify(answer)}`);
+  it(
+    "bypass classes: every spelling is refused with -32003 and nothing runs",
+    { timeout: 60_000 },
+    async () => {
+      const { dir, bin, env } = markerWorkspace(RULES, "termbridge-classes-");
+      mkdirSync(join(dir, "victim"));
+      const serve = new Serve([], { cwd: dir, env });
+      try {
+        const lines = [
+          "setpriv marker a",
+          'setarch "$(uname -m)" -R marker b',
+          "choom -n 0 -- marker c",
+          "logsave /dev/null marker d",
+          "ssh-agent marker e",
+          "sg \"$(id -gn)\" -c 'marker f'",
+          "capsh -- -c 'marker g'",
+          "echo marker h | xargs env",
+          "echo marker i | xargs nice -n 1",
+          "x='a[$(marker j)]'; echo $((x))",
+          "let 'a[$(marker k)]'",
+          "[[ 1 -eq 'a[$(marker l)]' ]]",
+          "declare -i n; n='a[$(marker m)]'",
+          "i='a[$(marker n)]'; echo ${arr[i]}",
+          "coproc C { marker o; }; wait",
+          "mar{ker,} p",
+          `exec 3<${bin}/marker; /proc/self/fd/3 q`,
+          `exec 4<${bin}/marker; /dev/fd/4 r`,
+          "zsh -fc '=marker s'",
+          `env 'BASH_FUNC_ls%%=() { marker t; }' bash -c ls`,
+          "mywrapper marker u",
+          // The parser takes these for more redirection targets; bash runs `env marker y`.
+          "env >/dev/null marker y",
+          "nice -n 1 2>/dev/null marker z",
+          "rm -fr victim",
+          "rm -r -f victim",
+          "rm --recursive --force victim",
+          "rm {-r,-f} victim",
+          ...(LOADER ? [`${LOADER} ${TOUCH} M`] : []),
+        ];
+        for (const command of lines) {
+          const answer = await serve.request("terminal/create", { sessionId: S, command });
+          assert.equal(errorCode(answer), -32003, `${command}: ${JSON.stringify(answer)}`);
+        }
+        // `args: []` runs the command as a line: it is checked as one.
+        const empty = await serve.request("terminal/create", {
+          sessionId: S,
+          command: "marker v",
+          args: [],
+        });
+        assert.equal(errorCode(empty), -32003, JSON.stringify(empty));
+        // A function exported through the request's env.
+        const exported = await serve.request("terminal/create", {
+          sessionId: S,
+          command: "bash",
+          args: ["-c", "ls"],
+          env: [{ name: "BASH_FUNC_ls%%", value: "() { marker w; }" }],
+        });
+        assert.equal(errorCode(exported), -32003, JSON.stringify(exported));
+        assert.match(JSON.stringify(exported), /exported function ls/);
+        // A session opened with one.
+        const opened = await serve.request("sessions/open", {
+          name: "f",
+          program: ["bash", "-c", "ls"],
+          env: { "BASH_FUNC_ls%%": "() { marker x; }" },
+        });
+        assert.equal(errorCode(opened), -32003, JSON.stringify(opened));
+        assert.deepEqual(ran(dir), []);
+        assert.ok(existsSync(join(dir, "victim")), "rm removed the directory");
+      } finally {
+        await serve.close();
+        removeDir(dir);
       }
-      // `args: []` runs the command as a line: it is checked as one.
-      const empty = await serve.request("terminal/create", {
-        sessionId: S,
-        command: "marker v",
-        args: [],
-      });
-      assert.equal(errorCode(empty), -32003, JSON.stringify(empty));
-      // A function exported through the request's env.
-      const exported = await serve.request("terminal/create", {
-        sessionId: S,
-        command: "bash",
-        args: ["-c", "ls"],
-        env: [{ name: "BASH_FUNC_ls%%", value: "() { marker w; }" }],
-      });
-      assert.equal(errorCode(exported), -32003, JSON.stringify(exported));
-      assert.match(JSON.stringify(exported), /exported function ls/);
-      // A session opened with one.
-      const opened = await serve.request("sessions/open", {
-        name: "f",
-        program: ["bash", "-c", "ls"],
-        env: { "BASH_FUNC_ls%%": "() { marker x; }" },
-      });
-      assert.equal(errorCode(opened), -32003, JSON.stringify(opened));
-      assert.deepEqual(ran(dir), []);
-      assert.ok(existsSync(join(dir, "victim")), "rm removed the directory");
-    } finally {
-      await serve.close();
-      removeDir(dir);
-    }
-  });
+    },
+  );
 
-  it("bypass classes: a command line runs in bash, the grammar the policy reads", async () => {
+  it("bypass classes: a command line runs in bash, the grammar the policy reads", {
+    timeout: 60_000,
+  }, async () => {
     const { dir, env } = markerWorkspace(RULES, "termbridge-classes-");
     // --yes: what is asked about runs, so what runs is the shell's reading of the line.
     const serve = new Serve(["--yes"], { cwd: dir, env });
@@ -136,7 +142,7 @@ describe("bypass classes: through serve", () => {
     }
   });
 
-  it("bypass classes: honest lines run (no over-blocking)", async () => {
+  it("bypass classes: honest lines run (no over-blocking)", { timeout: 60_000 }, async () => {
     const { dir, env } = markerWorkspace(RULES, "termbridge-classes-");
     const serve = new Serve([], { cwd: dir, env });
     try {
