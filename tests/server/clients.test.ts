@@ -8,8 +8,13 @@ import { ReplDriver, TIMEOUT_MS } from "../repl/_driver.ts";
 import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
 
 /** Whether tmux is installed (the attached client's terminal). */
-const HAS_TMUX = await runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] })
-  .exited.then((status) => status.exitCode === 0);
+const HAS_TMUX = await (async () => {
+  const probe = runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] });
+  // Closed here, before any test: Deno's sanitizer counts a pipe closed later against that test.
+  await probe.stdin.close();
+  const [status] = await Promise.all([probe.exited, new Response(probe.stdout).text()]);
+  return status.exitCode === 0;
+})();
 
 /** Runs tmux on the world's private tmux socket and returns its stdout. */
 async function tmux(world: World, args: string[]): Promise<string> {

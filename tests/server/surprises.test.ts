@@ -24,8 +24,13 @@ import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
 const BUILD = BINARY_CURRENT ? "binary" : "source";
 
 /** Whether tmux is installed (the attached client's terminal). */
-const HAS_TMUX = await runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] })
-  .exited.then((status) => status.exitCode === 0);
+const HAS_TMUX = await (async () => {
+  const probe = runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] });
+  // Closed here, before any test: Deno's sanitizer counts a pipe closed later against that test.
+  await probe.stdin.close();
+  const [status] = await Promise.all([probe.exited, new Response(probe.stdout).text()]);
+  return status.exitCode === 0;
+})();
 
 /** Polls an async condition until it holds. */
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
