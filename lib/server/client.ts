@@ -6,7 +6,12 @@
  */
 
 import type { Socket } from "node:net";
-import { runtime, type UnixConnection, type UnixEvents } from "../runtime/mod.ts";
+import {
+  runtime,
+  type ShutdownSignal,
+  type UnixConnection,
+  type UnixEvents,
+} from "../runtime/mod.ts";
 import { TerminalError } from "../terminal/errors.ts";
 import { type Hello, type HelloReply, lineSplitter } from "./wire.ts";
 
@@ -58,6 +63,32 @@ export function relayToStdout(
   }
   socket.resume();
   return closed;
+}
+
+/**
+ * Relays termbridge's stdin to `connection` and what it sends back to stdout
+ * until the socket closes (the relay modes: `mcp --server`, `mcp --connect`).
+ * End of stdin ends the other side's input: it answers what it was asked,
+ * then closes. SIGINT, SIGTERM and SIGHUP close the socket.
+ */
+export async function relayStdio(connection: Connection): Promise<void> {
+  const { socket } = connection;
+  const closed = relayToStdout(connection);
+  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
+    runtime.onSignal(signal, () => socket.destroy())
+  );
+  void (async () => {
+    for await (const chunk of runtime.stdin()) {
+      if (socket.destroyed) return;
+      socket.write(chunk);
+    }
+    socket.end();
+  })().catch(() => socket.destroy());
+  try {
+    await closed;
+  } finally {
+    stops.forEach((stop) => stop());
+  }
 }
 
 /**

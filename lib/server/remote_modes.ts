@@ -10,11 +10,11 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseModeArgs } from "../cli/args.ts";
 import { UsageError } from "../cli/usage.ts";
-import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 import type { StepResult } from "../console/mod.ts";
 import { runMain, type RunnerFactory } from "../script/script_mode.ts";
 import { reachServer } from "./autostart.ts";
-import { relayToStdout, RpcClient } from "./client.ts";
+import { relayStdio, RpcClient } from "./client.ts";
 import { SERVER_METHODS } from "./wire.ts";
 import { socketPath } from "./paths.ts";
 
@@ -67,24 +67,7 @@ export async function mcpServerMain(args: string[]): Promise<number> {
       notice: (line) => void runtime.writeStderr(line + "\n"),
     },
   );
-  const { socket } = connection;
-  const closed = relayToStdout(connection);
-  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
-    runtime.onSignal(signal, () => socket.destroy())
-  );
-  // End of our stdin ends the server's input: it answers what it was asked, then closes.
-  void (async () => {
-    for await (const chunk of runtime.stdin()) {
-      if (socket.destroyed) return;
-      socket.write(chunk);
-    }
-    socket.end();
-  })().catch(() => socket.destroy());
-  try {
-    await closed;
-  } finally {
-    stops.forEach((stop) => stop());
-  }
+  await relayStdio(connection);
   return 0;
 }
 

@@ -8,8 +8,7 @@
 
 import process from "node:process";
 import { UsageError } from "../cli/usage.ts";
-import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
-import { openConnection, relayToStdout, ServerUnavailableError } from "./client.ts";
+import { openConnection, relayStdio, ServerUnavailableError } from "./client.ts";
 
 /** Runs the relay (`args` after `--connect`); resolves with 0 when either side ends. */
 export async function mcpConnectMain(args: string[]): Promise<number> {
@@ -35,23 +34,6 @@ export async function mcpConnectMain(args: string[]): Promise<number> {
       } (the run it belongs to has ended)`,
     );
   }
-  const { socket } = connection;
-  const closed = relayToStdout(connection);
-  const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
-    runtime.onSignal(signal, () => socket.destroy())
-  );
-  // End of our stdin ends the acp side's input: it answers what it was asked, then closes.
-  void (async () => {
-    for await (const chunk of runtime.stdin()) {
-      if (socket.destroyed) return;
-      socket.write(chunk);
-    }
-    socket.end();
-  })().catch(() => socket.destroy());
-  try {
-    await closed;
-  } finally {
-    stops.forEach((stop) => stop());
-  }
+  await relayStdio(connection);
   return 0;
 }
