@@ -100,6 +100,10 @@ describe("lines for the foreground program", () => {
         "the approved line and then the next command to run",
         TIMEOUT_MS,
       );
+      // The prompt after next-42, before the next line: typed earlier, that prompt would end it.
+      const printed = repl.since(mark);
+      const before = printed.slice(0, printed.lastIndexOf("next-42"));
+      await repl.untilPrompt(mark + new TextEncoder().encode(before).length);
       assert.match(await repl.send("exec echo still-$((2*3))"), /still-6/);
     } finally {
       await repl.dispose();
