@@ -4,8 +4,10 @@
  * attached and watched in the browser while the agent works. The terminals
  * stay this process's, owned and cleaned up as without `--server`: each
  * server session runs a relay (`termbridge _relay`) that copies its
- * terminal's output to the session and the keys typed there back to it, and
- * is closed when the agent releases the terminal or the run ends.
+ * terminal's output to the session and the keys typed there back to it,
+ * passes the session's size on to it (whoever resized the session: the
+ * page's driver, `attach`, `resize`), and is closed when the agent releases
+ * the terminal or the run ends.
  * @module
  */
 
@@ -121,7 +123,11 @@ export class AcpMirror {
     }
   }
 
-  /** One relay: its first line names the terminal; then output goes out and keys come in. */
+  /**
+   * One relay connection. Its first line names the terminal: `ID` for the
+   * output (out) and keys (in), `size ID` for the relay's sizes, one
+   * `COLS ROWS` line each time its terminal is resized.
+   */
   async #relay(socket: Socket): Promise<void> {
     socket.on("error", () => {}); // The relay died; "close" follows.
     let opened;
@@ -131,10 +137,15 @@ export class AcpMirror {
       socket.destroy();
       return;
     }
-    const id = opened.line.trim();
+    const [first, second] = opened.line.trim().split(" ");
+    const id = second ?? first;
     const terminal = this.#terminals.get(id);
-    if (terminal === undefined || terminal.disposed) {
+    if (terminal === undefined || terminal.disposed || (second !== undefined && first !== "size")) {
       socket.end();
+      return;
+    }
+    if (second !== undefined) {
+      followSizes(socket, opened.rest, terminal);
       return;
     }
     this.#relays.set(id, socket);
@@ -153,15 +164,41 @@ export class AcpMirror {
     socket.on("data", (chunk: Uint8Array) => {
       if (!terminal.disposed && terminal.exitStatus === null) terminal.write(new Uint8Array(chunk));
     });
+    socket.resume(); // readFirstLine left it paused.
     if (opened.rest.length > 0 && terminal.exitStatus === null) terminal.write(opened.rest);
     pump();
   }
 }
 
+/** Resizes `terminal` to each `COLS ROWS` line the relay sends; a bad line is skipped. */
+function followSizes(socket: Socket, rest: Uint8Array, terminal: Terminal): void {
+  let pending = "";
+  const take = (chunk: Uint8Array) => {
+    pending += new TextDecoder().decode(chunk);
+    const lines = pending.split("\n");
+    pending = lines.pop()!.slice(-64); // A size line is short: no unbounded growth.
+    for (const line of lines) {
+      const match = /^(\d{1,4}) (\d{1,4})$/.exec(line);
+      if (match === null || terminal.disposed || terminal.exitStatus !== null) continue;
+      const [cols, rows] = [Number(match[1]), Number(match[2])];
+      if (cols === terminal.cols && rows === terminal.rows) continue;
+      try {
+        terminal.resize(cols, rows);
+      } catch {
+        // Out of range (under 2x1): the agent's terminal keeps its size.
+      }
+    }
+  };
+  socket.on("data", (chunk: Uint8Array) => take(new Uint8Array(chunk)));
+  socket.resume(); // readFirstLine left it paused.
+  if (rest.length > 0) take(rest);
+}
+
 /**
  * `termbridge _relay SOCKET ID` (internal): the program of a mirrored
  * session. Copies what the socket says to its terminal, raw, and its
- * terminal's keys to the socket, until the socket closes.
+ * terminal's keys to the socket, until the socket closes; reports its
+ * terminal's size on a second connection at start and on each resize.
  */
 export async function relayMain(args: string[]): Promise<number> {
   const [path, id] = args;
@@ -177,6 +214,14 @@ export async function relayMain(args: string[]): Promise<number> {
     close: () => ended(),
   });
   connection.write(id + "\n");
+  const sizes = await runtime.connectUnix(path, { data: () => {}, close: () => {} });
+  sizes.write(`size ${id}\n`);
+  const report = () => {
+    const size = runtime.consoleSize();
+    if (size !== null) sizes.write(`${size.cols} ${size.rows}\n`);
+  };
+  report();
+  process.stdout.on("resize", report);
   const reader = runtime.stdin().getReader();
   void (async () => {
     for (;;) {
@@ -186,6 +231,8 @@ export async function relayMain(args: string[]): Promise<number> {
     }
   })().catch(() => {}); // The terminal went away: the socket's end ends the relay.
   await closed;
+  process.stdout.off("resize", report);
+  sizes.end();
   await runtime.writeStdout("");
   return 0;
 }
