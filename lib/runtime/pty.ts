@@ -70,9 +70,13 @@ const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => existsSync(path
  * execs the program; every exec keeps the pid, so the pid is the program's.
  * With `stdin: "null"` the shell puts stdin back on /dev/null after opening
  * the terminal, in the same step. termbridge itself never holds the slave.
+ * The terminal is opened read-write once (`<>`) and that one file is
+ * stdin, stdout and stderr, as login(1) and every terminal emulator give it:
+ * a program may write to fd 0 or read fd 2 (tmux hands its client's stdin to
+ * the server, which draws on it: opened read-only it drew nothing).
  */
-const LAUNCHER = 'exec "$@" <"$0" >"$0" 2>&1';
-const LAUNCHER_STDIN_AT_EOF = 'exec "$@" <"$0" >"$0" 2>&1 </dev/null';
+const LAUNCHER = 'exec "$@" <>"$0" >&0 2>&0';
+const LAUNCHER_STDIN_AT_EOF = 'exec "$@" <>"$0" >&0 2>&0 </dev/null';
 
 /** A child the runtime started with its stdio on /dev/null. */
 export interface LaunchedProcess {

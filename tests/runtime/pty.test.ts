@@ -60,6 +60,25 @@ describe("runtime: pty", () => {
     assert.equal(lines[20001], "24 80");
   });
 
+  it("runtime: stdin, stdout and stderr are the terminal opened read-write, as a login gives them", async () => {
+    // tmux writes its picture to the descriptor its client got as stdin: with a read-only
+    // stdin it drew nothing (bench/server.ts's tmux attach showed "", issue 16).
+    const output: string[] = [];
+    const script =
+      'for fd in 0 1 2; do sed -n "s/^flags:[[:space:]]*/fd$fd=/p" /proc/self/fdinfo/$fd; done;' +
+      " echo written-to-stdin >&0";
+    const pty = start(["sh", "-c", script], output);
+    assert.deepEqual(await pty.exited, { exitCode: 0, signal: null });
+    await pty.close();
+    const text = output.join("");
+    for (const fd of [0, 1, 2]) {
+      const flags = new RegExp(`fd${fd}=(\\d+)`).exec(text)?.[1];
+      assert.ok(flags !== undefined, `no flags for fd ${fd} in ${JSON.stringify(text)}`);
+      assert.equal(parseInt(flags, 8) & 3, 2, `fd ${fd} is not O_RDWR (flags ${flags})`);
+    }
+    assert.match(text, /written-to-stdin/);
+  });
+
   it("runtime: input written to the master reaches the program, and Ctrl+C its foreground group", async () => {
     const output: string[] = [];
     const pty = start(["sh", "-c", "read line; echo got:$line; exec sleep 30"], output);
