@@ -108,6 +108,13 @@ const TO_ALTERNATE_SCREEN = "\x1b[?1049h\x1b[H";
 /** Chunks shorter than this are parsed whole (an echo, a prompt): the scan would not pay. */
 const MIN_SKIP_CHUNK = 4096;
 const CRLF = Uint8Array.of(0x0d, 0x0a);
+/**
+ * Bytes `plainLinesToSkip` looks at before judging from their line density
+ * whether the whole chunk can hold enough lines to skip some. Scanning every
+ * byte of a 64 KiB chunk of long lines cost 5-11 ms of CPU per MB (Bun, Deno):
+ * a fifth of a plain flood's, for nothing.
+ */
+const PROBE = 4096;
 
 /**
  * Where to start parsing `bytes` so that only lines nobody could see are
@@ -118,10 +125,18 @@ const CRLF = Uint8Array.of(0x0d, 0x0a);
  * the chunk ends. Starting after them, with a CR LF parsed first, leaves the
  * same screen, scrollback, cursor and attributes: each kept line starts in
  * column 0 of a new line either way, and the skipped bytes change no mode.
+ * When the line density of the first {@linkcode PROBE} bytes says the chunk
+ * cannot hold that many lines, it answers 0 there: skipping is only ever a
+ * saving, never needed for a right screen.
  */
 export function plainLinesToSkip(bytes: Uint8Array, keep: number): number {
   let lines = 0;
   for (let i = 0; i < bytes.length; i++) {
+    if (i === PROBE && lines * bytes.length < (keep + 2) * PROBE) {
+      // At this line density the chunk holds too few lines to skip any: a flood of long lines
+      // (the usual kind) stops here instead of paying the scan for nothing.
+      return 0;
+    }
     const byte = bytes[i];
     if (byte === 0x0a) {
       if (i === 0 || bytes[i - 1] !== 0x0d) break;

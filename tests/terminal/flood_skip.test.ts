@@ -39,6 +39,21 @@ describe("emulator: plain lines that scroll out of the scrollback are skipped", 
     }
   });
 
+  it("plainLinesToSkip judges a large chunk by its first 4 KiB's line density", () => {
+    const chunk = (...parts: [string, number][]) =>
+      bytes(parts.map(([line, n]) => `${line}\r\n`.repeat(n)).join(""));
+    const long = "x".repeat(99);
+    // 64 KiB of 99-character lines: about 650 lines, fewer than 1040 kept: nothing to skip.
+    assert.equal(plainLinesToSkip(chunk([long, 650]), 1040), 0);
+    // 64 KiB of `yes`: all but the last 1041 lines go.
+    assert.equal(plainLinesToSkip(chunk(["y", 21000]), 1040), 3 * (21000 - 1041));
+    // Dense enough at the start: the whole plain start still counts.
+    assert.equal(plainLinesToSkip(chunk(["y", 2000], [long, 200]), 1040), 3 * (2000 + 200 - 1041));
+    // Long lines first, short ones after: judged too sparse, parsed whole (a saving missed, the
+    // screen the same, as the test below checks for random floods).
+    assert.equal(plainLinesToSkip(chunk([long, 50], ["y", 20000]), 1040), 0);
+  });
+
   it("a chunk of plain lines after any state leaves what parsing it whole leaves", () => {
     const size = { cols: 40, rows: 8, scrollback: 20 };
     const befores = ["", "abc", "\x1b[31mred ", "\x1b[2J\x1b[H", "x\r\n".repeat(50), "\x1b[5;3H"];
