@@ -56,7 +56,10 @@ written so far, says so on stderr and exits with 124; the command keeps
 running ("exec NAME ''" collects more, "key NAME C-c" interrupts it).
 With --follow the output is printed as it comes, line by line (a line is
 printed when it ends; the rest when the command ends), and the exit code is
-still the command's.
+still the command's. --follow --json prints one JSON object a line (NDJSON):
+{"event":"output","text"} as lines come, then {"event":"result",...} (the
+--json result without its output). Ctrl+C stops following (130); the
+command goes on in the session.
 
 Examples:
   termbridge exec build make test
@@ -109,8 +112,10 @@ that read the same session each keep their own position with --cursor NAME
 (their own name: only what is new since that cursor's last read), or with
 --since N, N being the "totalBytes" an earlier "read --json" returned.
 --follow goes on printing what comes, as tail -f does, until the program
-exits (0) or the session is closed (121); with --json, one {text, totalBytes}
-a line.`,
+exits or the session is closed (0), or Ctrl+C (130). --follow --json prints
+one JSON object a line (NDJSON) as it comes: {"event":"output","text",
+"totalBytes"}, then {"event":"exit","exitCode","signal"} or
+{"event":"closed"}.`,
   },
   wait: {
     usage: "wait NAME text|regex|gone|idle|prompt|exit [ARG] [--timeout S] [--all]",

@@ -29,6 +29,7 @@ import {
 import { COMMON_OPTIONS, SUBCOMMAND_HELP } from "../cli/server_commands.ts";
 import { socketPath } from "./paths.ts";
 import { outputEnd, streamUntil } from "./exec_follow.ts";
+import { catchInterrupt, followRead, INTERRUPTED } from "./read_follow.ts";
 import { SERVER_METHODS } from "./wire.ts";
 import { ErrorCode } from "../jsonrpc/codes.ts";
 import type { Problem } from "../console/command.ts";
@@ -219,13 +220,37 @@ const TABLE: Record<string, Subcommand> = {
       const raw = `exec ${
         timeout === undefined ? "" : `--timeout ${quoteWord(String(timeout))} `
       }-- ${command}`;
-      // --follow: whole lines printed as they come; the rest from the result.
-      const follow = call.args.options.follow === true && !call.json;
+      // --follow: whole lines printed as they come (with --json one "output" object a line);
+      // the rest from the result. Ctrl+C stops following; the command goes on.
+      const follow = call.args.options.follow === true;
       const from = follow ? await outputEnd(call.rpc, name) : 0;
       const running = consoleLine(call, name, [], raw);
-      const streamed = follow
-        ? await streamUntil(call.rpc, name, from, command.split("\n").length, running, out0)
-        : "";
+      running.catch(() => {}); // Left behind by Ctrl+C: the connection closes under it.
+      const chunk = (text: string) => out(JSON.stringify({ event: "output", text }));
+      const interruption = follow ? catchInterrupt() : undefined;
+      let streamed = "";
+      try {
+        if (interruption !== undefined) {
+          const ended = Promise.race([running, interruption.stopped]);
+          const echoed = command.split("\n").length;
+          streamed = await streamUntil(
+            call.rpc,
+            name,
+            from,
+            echoed,
+            ended,
+            call.json ? chunk : out0,
+          );
+        }
+      } finally {
+        interruption?.dispose();
+      }
+      if (interruption?.interrupted) {
+        await runtime.writeStderr(
+          `termbridge: stopped following; the command goes on in session "${name}" ("termbridge key ${name} C-c" interrupts it)\n`,
+        );
+        return INTERRUPTED;
+      }
       const { code, step } = await running;
       if (code !== EXIT.ok) return code;
       const result = step.data as
@@ -236,13 +261,15 @@ const TABLE: Record<string, Subcommand> = {
           shellExited?: string;
         }
         | undefined;
-      if (call.json) await json(result ?? {});
-      else {
-        const output = result?.output ?? "";
-        await runtime.writeStdout(
-          output.startsWith(streamed) ? output.slice(streamed.length) : output,
-        );
-      }
+      const output = result?.output ?? "";
+      const rest = output.startsWith(streamed) ? output.slice(streamed.length) : output;
+      if (call.json && follow) {
+        // NDJSON: the output events add up to the output; the last line is the result without it.
+        if (rest !== "") await chunk(rest);
+        const { output: _, ...others } = result ?? { output: "" };
+        await out(JSON.stringify({ event: "result", ...others }));
+      } else if (call.json) await json(result ?? {});
+      else await runtime.writeStdout(rest);
       if (result === undefined) return EXIT.ok;
       if (result.shellExited !== undefined) {
         await runtime.writeStderr(`termbridge: ${result.shellExited}\n`);
@@ -338,7 +365,7 @@ const TABLE: Record<string, Subcommand> = {
     async run(call) {
       const name = sessionName("read", call.args.words, SUBCOMMAND_HELP.read.usage);
       const { cursor, since } = call.args.options;
-      if (call.args.options.follow === true) return await follow(call, name);
+      if (call.args.options.follow === true) return await followRead(call.rpc, name, call.json);
       const read = await call.rpc.request<{ text: string }>(SERVER_METHODS.read, {
         name,
         sinceLast: call.args.options["since-last"] === true || cursor !== undefined,
@@ -359,32 +386,6 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
 };
-
-/** How often `read --follow` asks for more output (ms). */
-const FOLLOW_MS = 100;
-
-/**
- * `read NAME --follow`: prints what is new as it comes, as `tail -f` does,
- * until the session's program exits or the session is closed (Ctrl+C stops
- * it sooner).
- */
-async function follow(call: Call, name: string): Promise<number> {
-  let since: number | undefined;
-  for (;;) {
-    const read = await call.rpc.request<{ text: string; totalBytes: number; exited: boolean }>(
-      SERVER_METHODS.read,
-      since === undefined ? { name } : { name, since },
-    );
-    if (call.json) {
-      if (read.text !== "") {
-        await out(JSON.stringify({ text: read.text, totalBytes: read.totalBytes }));
-      }
-    } else await runtime.writeStdout(read.text);
-    if (read.exited) return EXIT.ok;
-    since = read.totalBytes;
-    await new Promise((resolve) => setTimeout(resolve, FOLLOW_MS));
-  }
-}
 
 async function info(call: Call, name: string): Promise<unknown> {
   const { sessions } = await call.rpc.request<{ sessions: { name: string }[] }>("sessions/list");

@@ -108,7 +108,8 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
       // The log may have dropped its start (output ceiling): read from what it still holds.
       const { text, end } = session.outputText(from);
       if (params.sinceLast || params.cursor !== undefined) cursors.set(key, end);
-      return { text, totalBytes: end, exited: session.terminal.exitStatus !== null };
+      const exitStatus = session.terminal.exitStatus;
+      return { text, totalBytes: end, exited: exitStatus !== null, exitStatus };
     }));
   app.onRequest(SERVER_METHODS.info, z.object({}).optional(), () => ({
     pid: process.pid,
