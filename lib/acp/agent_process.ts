@@ -14,6 +14,7 @@ import { resolveProgram } from "../terminal/launch.ts";
 import { agentStream } from "./stdio.ts";
 import { settleWithin } from "../terminal/timing.ts";
 import { type AgentSettings, encloseAgent } from "../sandbox/mod.ts";
+import { agentEnv } from "./agent_shell.ts";
 
 /** Most lines the agent printed on stdout that are not JSON-RPC kept for diagnostics. */
 export const KEPT_NOISE_LINES = 10;
@@ -49,7 +50,8 @@ export interface AgentProcess {
  * marked), inside the sandbox when one is set, under the agent limits. Its
  * stderr passes through, or goes to `logFile`. When the agent itself ends,
  * whatever it started is killed at once (it would otherwise hold its stdout
- * open and outlive it).
+ * open and outlive it). Its environment is termbridge's, with Claude Code's
+ * shell set to bash ({@linkcode agentEnv}).
  * @param options.workspace the session's working directory (the sandbox's writable one)
  * @throws {SpawnError} when the agent program does not exist
  * @throws {SandboxUnavailableError} when a sandbox is set and cannot be had
@@ -59,7 +61,7 @@ export async function startAgent(
   options: { logFile?: string; settings: AgentSettings; workspace: string },
 ): Promise<AgentProcess> {
   const cwd = runtime.cwd();
-  const env = runtime.env();
+  const env = agentEnv(runtime.env());
   const program = resolveProgram(argv[0] ?? "", env, cwd);
   const enclosure = await encloseAgent(options.settings, {
     workspace: options.workspace,
@@ -72,6 +74,7 @@ export async function startAgent(
     child = runtime.spawnPiped({
       argv: [...enclosure.prefix, program, ...argv.slice(1)],
       cwd,
+      env,
       stderr: options.logFile === undefined ? "inherit" : "pipe",
     });
   } catch (error) {

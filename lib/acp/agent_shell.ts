@@ -8,10 +8,14 @@
  *   key=value`): the features `shell_tool` and `unified_exec` off leave the
  *   model no shell tool.
  * Other agents keep their own shell; the header says so.
+ *
+ * Where Claude keeps its Bash tool (`--terminals agent` or `both`), it runs
+ * the line in bash ({@linkcode agentEnv}), whose grammar the policy parses.
  * @module
  */
 
 import { basename } from "node:path";
+import { lineShell } from "../service/command_line.ts";
 import type { TerminalsChoice } from "./acp_options.ts";
 
 /** The Claude tools that run commands on the agent's side. */
@@ -37,4 +41,17 @@ export function agentArgv(argv: string[], choice: TerminalsChoice): string[] {
 export function terminalsMeta(choice: TerminalsChoice): Record<string, unknown> | undefined {
   if (choice !== "termbridge") return undefined;
   return { claudeCode: { options: { disallowedTools: CLAUDE_SHELL_TOOLS } } };
+}
+
+/**
+ * The agent's environment: `env` with `CLAUDE_CODE_SHELL` set to bash (see
+ * `lineShell`), the shell whose grammar termbridge's hook checks Claude's
+ * Bash lines in. Left alone, Claude Code runs them in `$SHELL` when that is
+ * zsh, or in zsh when `SHELL` is unset, where `x='$(touch M)'; echo ${(e)x}`
+ * runs `touch`: a line bash cannot even parse, so the policy could only ask.
+ * The user's own `CLAUDE_CODE_SHELL` is replaced for the same reason.
+ */
+export function agentEnv(env: Record<string, string>): Record<string, string> {
+  const bash = lineShell();
+  return bash.endsWith("/bash") ? { ...env, CLAUDE_CODE_SHELL: bash } : env;
 }

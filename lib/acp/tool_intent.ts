@@ -107,7 +107,29 @@ function pathsOf(
     for (const path of Object.keys(changes ?? {})) add(path, "write");
   }
   for (const location of toolCall.locations ?? []) add(location.path, access);
+  for (const root of searchRoots(toolNameOf(toolCall), input, cwd)) add(root, "read");
   return [...found.values()];
+}
+
+/**
+ * What Claude's Grep and Glob read beyond a `path`: without one they search
+ * the session's directory, and a Glob whose pattern is absolute
+ * (`/etc/ssh/*.pub`) reads from the pattern's fixed part (`/etc/ssh`),
+ * wherever `path` points.
+ */
+function searchRoots(
+  tool: string | undefined,
+  input: Record<string, unknown> | undefined,
+  cwd: string,
+): string[] {
+  if ((tool !== "Grep" && tool !== "Glob") || input === undefined) return [];
+  const roots = typeof input.path === "string" && input.path !== "" ? [] : [cwd];
+  const pattern = input.pattern;
+  if (tool === "Glob" && typeof pattern === "string" && isAbsolute(pattern)) {
+    const fixed = pattern.split("/").findIndex((segment) => /[*?[{]/.test(segment));
+    roots.push(fixed === -1 ? pattern : pattern.split("/").slice(0, fixed).join("/") || "/");
+  }
+  return roots;
 }
 
 /**

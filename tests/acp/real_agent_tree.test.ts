@@ -3,8 +3,9 @@
  * API of `fake_models/`) held by termbridge: under `sandbox.mode` the
  * commands Claude Code runs itself (its Bash tool, not termbridge's
  * terminals) cannot write outside the workspace and can inside; and the
- * adapter SIGKILLed or termbridge SIGKILLed leaves no `claude` CLI, `bash`
- * or `sleep` behind.
+ * adapter SIGKILLed or termbridge SIGKILLed leaves no `claude` CLI, shell
+ * or `sleep` behind. (Claude Code runs its Bash tool in $SHELL when that is
+ * bash or zsh, else in zsh if installed: without SHELL, as in CI, it is zsh.)
  * @module
  */
 
@@ -106,7 +107,7 @@ describe("acp: the real claude-agent-acp held by termbridge", () => {
   for (const killed of ["the adapter", "termbridge"]) {
     itWhen(
       contained,
-      `claude: ${killed} SIGKILLed during a Bash sleep leaves no claude CLI, bash or sleep`,
+      `claude: ${killed} SIGKILLed during a Bash sleep leaves no claude CLI, shell or sleep`,
       async () => {
         await withDirs(async ({ workspace }) => {
           const model = await startFakeAgent("claude", {
@@ -132,7 +133,7 @@ describe("acp: the real claude-agent-acp held by termbridge", () => {
               60_000,
             );
             assert.ok(tree.some((p) => /claude/.test(p.cmdline)), JSON.stringify(tree));
-            assert.ok(tree.some((p) => /bash/.test(p.cmdline)), JSON.stringify(tree));
+            assert.ok(tree.some((p) => /\b(?:ba|z)sh -c /.test(p.cmdline)), JSON.stringify(tree));
             if (killed === "termbridge") {
               assert.ok(child.signal("SIGKILL"));
             } else {

@@ -29,6 +29,7 @@ async function runClaude(
   script: (cwd: string, dir: string) => ModelScript,
   config: (cwd: string) => unknown,
   body: (result: HookRun) => void,
+  env: Record<string, string> = {},
 ): Promise<void> {
   await withTempDir(async (dir) => {
     const cwd = join(dir, "work");
@@ -42,7 +43,7 @@ async function runClaude(
         cwd,
         prompts: ["go"],
         flags: ["--yes", "--terminals", "both", "--config", configFile, "--audit", auditFile],
-        env: model.env,
+        env: { ...model.env, ...env },
       });
       const audit = existsSync(auditFile)
         ? readFileSync(auditFile, "utf8").split("\n").filter((l) => l !== "").map((l) =>
@@ -99,6 +100,35 @@ describe("acp: Claude Code's PreToolUse hook", () => {
     );
   });
 
+  it("claude: a Grep without a path and a Glob with an absolute pattern are checked against policy.read", async () => {
+    await runClaude(
+      (cwd, dir) => {
+        writeFileSync(join(cwd, "notes.txt"), "the-secret-words\n");
+        mkdirSync(join(cwd, "sub"));
+        writeFileSync(join(dir, "secret.txt"), "elsewhere\n");
+        return {
+          calls: [
+            { name: "Grep", input: { pattern: "the-secret-words", output_mode: "content" } },
+            { name: "Glob", input: { pattern: `${dir}/*.txt`, path: join(cwd, "sub") } },
+          ],
+          finalText: "All done.",
+        };
+      },
+      (cwd) => ({ policy: { read: [`${cwd}/sub/**`] } }),
+      ({ run, model, cwd, dir, audit, context }) => {
+        assert.equal(run.status.exitCode, 0, context);
+        const results = model.toolResults();
+        assert.equal(results.length, 2, context);
+        assert.doesNotMatch(results[0], /the-secret-words/, context);
+        assert.match(results[0], /Denied by policy: cannot read/, context);
+        assert.doesNotMatch(results[1], /secret\.txt/, context);
+        assert.match(results[1], /Denied by policy: cannot read/, context);
+        const denied = audit.filter((r) => r.event === "read" && r.decision === "deny");
+        assert.deepEqual(denied.map((r) => r.path), [cwd, dir], context);
+      },
+    );
+  });
+
   it("claude: an allowed command still runs and is audited once", async () => {
     await runClaude(
       (cwd) => ({ calls: [shellCall("claude", `touch ${cwd}/made`)], finalText: "All done." }),
@@ -111,6 +141,24 @@ describe("acp: Claude Code's PreToolUse hook", () => {
         assert.equal(commands[0].decision, "allow", context);
         assert.equal(audit.filter((r) => r.event === "permission").length, 1, context);
       },
+    );
+  });
+
+  it("claude: a zsh user's Bash line runs in bash, the grammar the hook checks (zsh's ${(e)x} runs no denied touch)", async () => {
+    // Left alone, Claude Code runs its Bash tool in $SHELL when that is zsh. The line below is not
+    // bash, so the policy can only ask (--yes says yes), and zsh's (e) flag would run the touch.
+    await runClaude(
+      (cwd) => ({
+        calls: [shellCall("claude", `x='$(touch ${cwd}/by-zsh)'; echo \${(e)x}; echo "rc=$?"`)],
+        finalText: "All done.",
+      }),
+      () => ({ policy: { deny: ["touch"] } }),
+      ({ run, model, cwd, context }) => {
+        assert.equal(run.status.exitCode, 0, context);
+        assert.equal(existsSync(join(cwd, "by-zsh")), false, `zsh ran the touch:\n${context}`);
+        assert.match(model.toolResults().join("\n"), /bad substitution/, context);
+      },
+      { SHELL: "/usr/bin/zsh", CLAUDE_CODE_SHELL: "/usr/bin/zsh" },
     );
   });
 
