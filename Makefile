@@ -18,7 +18,7 @@ BINDIR  := $(DESTDIR)$(PREFIX)/bin
 SHARE   := $(DESTDIR)$(PREFIX)/share
 
 # The programs the tests drive (command -> Debian package); `make tools` installs the missing ones.
-TOOLS   := vim:vim less:less tmux:tmux python3:python3 setsid:util-linux zsh:zsh bwrap:bubblewrap fish:fish chromium:chromium
+TOOLS   := vim:vim less:less tmux:tmux python3:python3 setsid:util-linux zsh:zsh bwrap:bubblewrap fish:fish chromium:chromium asciinema:asciinema curl:curl
 
 .PHONY: all deps tools install uninstall docs demo test test-deno test-bun check fmt build build-deno bench clean
 

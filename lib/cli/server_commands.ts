@@ -177,7 +177,7 @@ Exits with 0 after a detach or the program's end, 1 when the server went away,
 121 for an unknown session, 122 for one whose program exited.`,
   },
   web: {
-    usage: "web [--open] [--port N] [--host ADDR]",
+    usage: "web [--open] [--port N] [--host ADDR] [--cast NAME]",
     summary: "watch and drive every session from a browser (prints a link)",
     help: `Starts the server's browser dashboard (and the server, if none runs) and
 prints its link: http://127.0.0.1:PORT/?ticket=... The ticket works once,
@@ -198,11 +198,18 @@ command, the rule, who asked: "Allow once" or "Deny"); with no page open, or
 no answer within 2 minutes, it is refused as before. The "recordings" link
 lists what the server's sessions recorded and replays it in the page.
 
+--cast NAME prints instead a link to session NAME's live asciicast (v2: the
+screen as it is, then its output and resizes as they happen, until its
+program exits), with a ticket that opens it once, within a minute:
+  curl -sN "$(termbridge web --cast build)" | asciinema play -
+  curl -sN "$(termbridge web --cast build)" > build.cast
+
 Options:
   --open         open the link in your browser (xdg-open)
   --port N       listen on port N (default: any free port)
   --host ADDR    listen on ADDR instead of 127.0.0.1; beyond this machine the
-                 link and cookie travel in clear: only on a network you trust`,
+                 link and cookie travel in clear: only on a network you trust
+  --cast NAME    print a link to session NAME's live asciicast instead`,
   },
   "kill-server": {
     usage: "kill-server",

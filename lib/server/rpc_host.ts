@@ -27,7 +27,9 @@ export interface RpcHostOptions {
   /** Stops the server (after the answer to `server/stop` is sent). */
   stop: () => void;
   /** Starts the browser dashboard (once) and returns a link with a new ticket. */
-  web?: (where: { hostname?: string; port?: number }) => Promise<{ link: string; origin: string }>;
+  web?: (
+    where: { hostname?: string; port?: number; cast?: string },
+  ) => Promise<{ link: string; origin: string }>;
 }
 
 /**
@@ -61,7 +63,11 @@ const schemas = {
     /** Read from this position (the `totalBytes` an earlier read returned). */
     since: z.number().int().min(0).optional(),
   }),
-  web: z.object({ hostname: z.string().optional(), port: z.number().int().optional() }),
+  web: z.object({
+    hostname: z.string().optional(),
+    port: z.number().int().optional(),
+    cast: z.string().optional(),
+  }),
 };
 
 /** Serves one JSON-RPC connection over `stream`; resolves when it closes. */

@@ -17,9 +17,14 @@ function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname === "::1" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-/** `termbridge web [--open] [--port N] [--host ADDR]`. */
+/** `termbridge web [--open] [--port N] [--host ADDR] [--cast NAME]`. */
 export async function webMain(argv: string[]): Promise<number> {
-  const args = parseCommandArgs("web", argv, { open: "flag", port: "value", host: "value" });
+  const args = parseCommandArgs("web", argv, {
+    open: "flag",
+    port: "value",
+    host: "value",
+    cast: "value",
+  });
   if (args.options.help) {
     await runtime.writeStdout(subcommandHelp("web"));
     return 0;
@@ -44,7 +49,11 @@ export async function webMain(argv: string[]): Promise<number> {
   );
   let answer: { link: string; origin: string };
   try {
-    answer = await rpc.request(SERVER_METHODS.web, { hostname, port });
+    answer = await rpc.request(SERVER_METHODS.web, {
+      hostname,
+      port,
+      cast: args.options.cast as string | undefined,
+    });
   } catch (error) {
     if (!(error instanceof ServerRequestError)) throw error;
     await runtime.writeStderr(`termbridge: ${error.message}\n`);

@@ -124,6 +124,7 @@ export class Terminal {
   readonly #plain = new PlainTextStream();
   readonly #listeners = new Set<() => void>();
   readonly #oscListeners = new Set<(osc: string, textOffset: number) => void>();
+  readonly #resizeListeners = new Set<(cols: number, rows: number) => void>();
   readonly #exited: Promise<ExitStatus>;
   #emulator: Emulator | undefined;
   #size: { cols: number; rows: number; scrollback: number };
@@ -290,6 +291,15 @@ export class Terminal {
   }
 
   /**
+   * Calls `listener` after each change of size, with the new size. Returns a
+   * function that removes it.
+   */
+  onResize(listener: (cols: number, rows: number) => void): () => void {
+    this.#resizeListeners.add(listener);
+    return () => this.#resizeListeners.delete(listener);
+  }
+
+  /**
    * Calls `listener` for every OSC string in the output (`"133;D;0"`), with its
    * position in the text log (an offset in `textLog.totalBytes` terms), before
    * the change listeners of the same chunk. Returns a function that removes it.
@@ -407,6 +417,7 @@ export class Terminal {
     this.#size = { ...this.#size, cols, rows };
     this.#emulator?.resize(cols, rows);
     if (this.#exitStatus === null) this.#pty.resize(cols, rows);
+    for (const listener of this.#resizeListeners) listener(cols, rows);
   }
 
   /**
@@ -533,6 +544,7 @@ export class Terminal {
     this.#emulator = undefined;
     this.#listeners.clear();
     this.#oscListeners.clear();
+    this.#resizeListeners.clear();
   }
 
   #receive(bytes: Uint8Array): void {

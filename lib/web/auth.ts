@@ -35,7 +35,7 @@ export type Refusal = { status: 401 | 403; message: string } | null;
 
 /** Tickets, cookies and the addresses the dashboard answers as. */
 export class Gatekeeper {
-  readonly #tickets = new Map<string, number>();
+  readonly #tickets = new Map<string, { expiry: number; scope: string | undefined }>();
   readonly #cookies: string[] = [];
   readonly #now: () => number;
   /** The cookie's name: cookies ignore ports, so each port's dashboard has its own. */
@@ -56,21 +56,32 @@ export class Gatekeeper {
     );
   }
 
-  /** A new ticket, valid once within {@linkcode TICKET_TTL_MS}. */
-  mintTicket(): string {
+  /**
+   * A new ticket, valid once within {@linkcode TICKET_TTL_MS}: for the page
+   * (no `scope`), or only for what `scope` names (`cast NAME`: one session's
+   * live asciicast).
+   */
+  mintTicket(scope?: string): string {
     const now = this.#now();
-    for (const [ticket, expiry] of this.#tickets) if (expiry <= now) this.#tickets.delete(ticket);
+    for (const [ticket, { expiry }] of this.#tickets) {
+      if (expiry <= now) this.#tickets.delete(ticket);
+    }
     const ticket = token();
-    this.#tickets.set(ticket, now + TICKET_TTL_MS);
+    this.#tickets.set(ticket, { expiry: now + TICKET_TTL_MS, scope });
     return ticket;
   }
 
-  /** Uses up `ticket`: a new cookie value when it was valid, else null. */
-  redeem(ticket: string): string | null {
-    const expiry = this.#tickets.get(ticket);
-    if (expiry === undefined) return null;
+  /** Uses up `ticket`: whether it was valid, in time, and minted for `scope`. */
+  useTicket(ticket: string, scope?: string): boolean {
+    const entry = this.#tickets.get(ticket);
+    if (entry === undefined || entry.scope !== scope) return false;
     this.#tickets.delete(ticket);
-    if (expiry <= this.#now()) return null;
+    return entry.expiry > this.#now();
+  }
+
+  /** Uses up a page's `ticket`: a new cookie value when it was valid, else null. */
+  redeem(ticket: string): string | null {
+    if (!this.useTicket(ticket)) return null;
     const cookie = token();
     this.#cookies.push(cookie);
     if (this.#cookies.length > MAX_COOKIES) this.#cookies.shift();

@@ -21,10 +21,12 @@ export class WebHost {
 
   /**
    * Starts the dashboard if it is not listening yet (on 127.0.0.1 and any
-   * free port unless `where` says otherwise) and returns a link with a new ticket.
-   * @throws {Error} when it listens elsewhere already, or the address cannot be bound
+   * free port unless `where` says otherwise) and returns a link with a new
+   * ticket: to the page, or with `cast` to that session's live asciicast.
+   * @throws {Error} when it listens elsewhere already, the address cannot be
+   * bound, or `cast` names no session
    */
-  async start(where: { hostname?: string; port?: number }): Promise<
+  async start(where: { hostname?: string; port?: number; cast?: string }): Promise<
     { link: string; origin: string }
   > {
     const hostname = where.hostname ?? "127.0.0.1";
@@ -48,6 +50,13 @@ export class WebHost {
       throw new Error(
         `Cannot start the dashboard on ${hostname}:${port}: it listens on ${web.origin} already (kill-server stops it)`,
       );
+    }
+    if (where.cast !== undefined) {
+      try {
+        return { link: web.castLink(where.cast), origin: web.origin };
+      } catch (error) {
+        throw new Error(`Cannot stream "${where.cast}": ${(error as Error).message}`);
+      }
     }
     return { link: web.link(), origin: web.origin };
   }

@@ -8,6 +8,7 @@
 import { type HttpServer, runtime, type WebSocketEvents } from "../runtime/mod.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import type { Session } from "../sessions/session.ts";
+import { type LiveCast, liveCast } from "../sessions/live_cast.ts";
 import { asset } from "./assets.ts";
 import { Asks } from "./asks.ts";
 import { Gatekeeper } from "./auth.ts";
@@ -72,6 +73,8 @@ export class WebServer {
   #ticker: ReturnType<typeof setInterval> | undefined;
   #count = 0;
   readonly #asks: Asks;
+  /** The live asciicasts being streamed, ended when the dashboard stops. */
+  readonly #casts = new Set<LiveCast>();
 
   private constructor(options: WebServerOptions) {
     this.hostname = options.hostname;
@@ -127,8 +130,20 @@ export class WebServer {
     return `${this.origin}/?ticket=${this.#gate.mintTicket()}`;
   }
 
+  /**
+   * A link to session `name`'s live asciicast with a ticket that works once,
+   * for that stream only (for asciinema and other clients without the cookie).
+   * @throws {Error} when there is no such session
+   */
+  castLink(name: string): string {
+    this.#sessions.get(name);
+    return `${this.origin}${castPath(name)}?ticket=${this.#gate.mintTicket(`cast ${name}`)}`;
+  }
+
   /** Stops listening and closes every page's connection. */
   async close(): Promise<void> {
+    for (const cast of this.#casts) cast.close();
+    this.#casts.clear();
     clearInterval(this.#ticker);
     this.#ticker = undefined;
     this.#asks.close();
@@ -167,11 +182,28 @@ export class WebServer {
       }
       return upgrade(this.#connect());
     }
+    const live = castName(url.pathname);
+    if (live === undefined) {
+      return answer(400, `Cannot stream ${url.pathname}: the session's name is not valid`);
+    }
+    const ticket = url.searchParams.get("ticket");
+    if (live !== null && ticket !== null) {
+      // A `web --cast` link: its ticket opens this stream once, with no cookie.
+      const name = live;
+      if (!this.#gate.useTicket(ticket, `cast ${name}`)) {
+        return answer(
+          401,
+          `Cannot stream "${name}": this link's ticket was used already, has expired or is for another stream; run "termbridge web --cast ${name}" for a new one`,
+        );
+      }
+      return this.#castResponse(request, name);
+    }
     const refused = this.#gate.checkRequest(request);
     if (refused !== null) return answer(refused.status, refused.message);
     if (request.method !== "GET" && request.method !== "HEAD") {
       return answer(405, `Cannot ${request.method} ${url.pathname}: only GET is served`);
     }
+    if (live !== null) return this.#castResponse(request, live);
     if (url.pathname === "/api/recordings") {
       return json(await listRecordings(this.#sessions));
     }
@@ -188,6 +220,27 @@ export class WebServer {
     return new Response(request.method === "HEAD" ? null : file.body, {
       headers: { ...HEADERS, "content-type": file.type },
     });
+  }
+
+  /** Session `name`'s live asciicast, streamed until its program exits or the reader leaves. */
+  #castResponse(request: Request, name: string): Response {
+    let session: Session;
+    try {
+      session = this.#sessions.get(name);
+    } catch {
+      return answer(404, `Cannot stream "${name}": no such session`);
+    }
+    if (session.terminal.disposed) return answer(404, `Cannot stream "${name}": it was closed`);
+    const headers = { ...HEADERS, "content-type": "application/x-asciicast; charset=utf-8" };
+    if (request.method === "HEAD") return new Response(null, { headers });
+    const cast = liveCast(session.terminal, {
+      title: `termbridge session ${name}`,
+      env: { SHELL: session.program[0], TERM: "xterm-256color" },
+      onEnd: () => this.#casts.delete(cast),
+    });
+    this.#casts.add(cast);
+    this.#log(`dashboard: streaming "${name}" as an asciicast`);
+    return new Response(cast.stream, { headers });
   }
 
   /** The events of a new page's WebSocket. */
@@ -295,6 +348,22 @@ export class WebServer {
 function shownProgram(program: string[]): string[] {
   const relay = program.indexOf("_relay");
   return relay !== -1 && program[relay + 3] === "--" ? program.slice(relay + 4) : program;
+}
+
+/** Where session `name`'s live asciicast is served. */
+export function castPath(name: string): string {
+  return `/api/sessions/${encodeURIComponent(name)}/asciicast`;
+}
+
+/** The session a live asciicast's path names; null for another path, undefined for a bad name. */
+function castName(pathname: string): string | null | undefined {
+  const match = /^\/api\/sessions\/([^/]+)\/asciicast$/.exec(pathname);
+  if (match === null) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A JSON answer with the dashboard's headers. */
