@@ -1,11 +1,10 @@
 /**
- * The real claude-agent-acp adapter (driven offline by the fake Anthropic
- * API of `fake_models/`) held by termbridge: under `sandbox.mode` the
- * commands Claude Code runs itself (its Bash tool, not termbridge's
- * terminals) cannot write outside the workspace and can inside; and the
- * adapter SIGKILLed or termbridge SIGKILLed leaves no `claude` CLI, shell
- * or `sleep` behind. (Claude Code runs its Bash tool in $SHELL when that is
- * bash or zsh, else in zsh if installed: without SHELL, as in CI, it is zsh.)
+ * The real adapters (driven offline by the fake model APIs of
+ * `fake_models/`) held by termbridge: under `sandbox.mode` the commands
+ * Claude Code and Codex run themselves (their own shell tools, not
+ * termbridge's terminals) cannot write outside the workspace and can inside;
+ * and Claude's adapter SIGKILLed or termbridge SIGKILLed leaves no `claude`
+ * CLI, shell or `sleep` behind.
  * @module
  */
 
@@ -24,7 +23,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { containment } from "../../lib/sandbox/mod.ts";
 import { waitUntil } from "../helpers.ts";
-import { shellCall, startFakeAgent } from "./fake_models/kit.ts";
+import { FAKE_AGENTS, shellCall, startFakeAgent } from "./fake_models/kit.ts";
 import { acpArgv, runAcp } from "./acp_run.ts";
 import { Child } from "./child.ts";
 
@@ -62,47 +61,53 @@ async function withDirs(body: (dirs: { workspace: string; outside: string }) => 
 }
 
 describe("acp: the real claude-agent-acp held by termbridge", () => {
-  itWhen(
-    hasBwrap,
-    "claude: under sandbox.mode workspace-write its own Bash cannot write outside the workspace, can inside",
-    async () => {
-      await withDirs(async ({ workspace, outside }) => {
-        const model = await startFakeAgent("claude", {
-          calls: [
-            shellCall("claude", `touch ${outside}/escaped; echo "outside rc=$?"`),
-            shellCall("claude", `touch ${workspace}/inside; echo "inside rc=$?"`),
-          ],
-          finalText: "Done.",
-        });
-        // Claude Code's state: writable in the sandbox (sandbox.agentWrite) only when it exists.
-        mkdirSync(join(model.home, ".claude"), { recursive: true });
-        writeFileSync(join(model.home, ".claude.json"), "{}");
-        const config = join(workspace, "..", "termbridge.jsonc");
-        writeFileSync(config, JSON.stringify({ sandbox: { mode: "workspace-write" } }));
-        try {
-          const run = await runAcp(model.argv, {
-            cwd: workspace,
-            prompts: ["touch two files"],
-            flags: ["--yes", "--policy", "off", "--terminals", "both", "--config", config],
-            env: model.env,
+  for (const agent of FAKE_AGENTS) {
+    itWhen(
+      hasBwrap,
+      `${agent}: under sandbox.mode workspace-write its own shell cannot write outside the workspace, can inside`,
+      async () => {
+        await withDirs(async ({ workspace, outside }) => {
+          // Codex's own sandbox would stop the first write by itself: escalated, it runs outside it.
+          const options = { escalated: true };
+          const model = await startFakeAgent(agent, {
+            calls: [
+              shellCall(agent, `touch ${outside}/escaped; echo "outside rc=$?"`, options),
+              shellCall(agent, `touch ${workspace}/inside; echo "inside rc=$?"`, options),
+            ],
+            finalText: "Done.",
           });
-          const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
-          assert.equal(run.status.exitCode, 0, context);
-          const results = model.toolResults();
-          assert.equal(results.length, 2, context);
-          assert.match(results[0], /Read-only file system/, context);
-          assert.match(results[0], /outside rc=1/, context);
-          assert.match(results[1], /inside rc=0/, context);
-          assert.equal(existsSync(join(outside, "escaped")), false);
-          assert.equal(existsSync(join(workspace, "inside")), true);
-          const agent = run.events.find((event) => event.type === "agent");
-          assert.match(String(agent?.enclosure), /sandbox workspace-write, network on/);
-        } finally {
-          await model.close();
-        }
-      });
-    },
-  );
+          if (agent === "claude") {
+            // Claude Code's state: writable in the sandbox (sandbox.agentWrite) only when it exists.
+            mkdirSync(join(model.home, ".claude"), { recursive: true });
+            writeFileSync(join(model.home, ".claude.json"), "{}");
+          }
+          const config = join(workspace, "..", "termbridge.jsonc");
+          writeFileSync(config, JSON.stringify({ sandbox: { mode: "workspace-write" } }));
+          try {
+            const run = await runAcp(model.argv, {
+              cwd: workspace,
+              prompts: ["touch two files"],
+              flags: ["--yes", "--policy", "off", "--terminals", "both", "--config", config],
+              env: model.env,
+            });
+            const context = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+            assert.equal(run.status.exitCode, 0, context);
+            const results = model.toolResults();
+            assert.equal(results.length, 2, context);
+            assert.match(results[0], /Read-only file system/, context);
+            assert.match(results[0], /outside rc=1/, context);
+            assert.match(results[1], /inside rc=0/, context);
+            assert.equal(existsSync(join(outside, "escaped")), false);
+            assert.equal(existsSync(join(workspace, "inside")), true);
+            const header = run.events.find((event) => event.type === "agent");
+            assert.match(String(header?.enclosure), /sandbox workspace-write, network on/);
+          } finally {
+            await model.close();
+          }
+        });
+      },
+    );
+  }
 
   for (const killed of ["the adapter", "termbridge"]) {
     itWhen(
