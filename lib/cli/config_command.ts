@@ -50,6 +50,7 @@ function defaults(env: Record<string, string>): Record<string, unknown> {
     maxSessions: 16,
     idleTimeout: 0,
     shellStartTimeout: 10,
+    webAskTimeout: 120, // ASK_MS of lib/web/asks.ts, a layer above this one.
     readOnly: false,
     outputLimit: 16 * 1024 * 1024,
     // The defaults of lib/service/text_files.ts and lib/mcp/result_size.ts (layers above this one;

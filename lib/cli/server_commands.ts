@@ -195,7 +195,8 @@ policy and audit as every client's, named "web N".
 A command the policy asks about, sent by a client that cannot be asked (exec,
 type, an MCP client without elicitation), is asked on the open pages (the
 command, the rule, who asked: "Allow once" or "Deny"); with no page open, or
-no answer within 2 minutes, it is refused as before. The "recordings" link
+no answer within 2 minutes (the config key webAskTimeout, seconds), it is
+refused as before. The "recordings" link
 lists what the server's sessions recorded and replays it in the page.
 
 --cast NAME prints instead a link to session NAME's live asciicast (v2: the

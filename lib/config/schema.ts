@@ -64,6 +64,8 @@ export interface Config {
   idleTimeout?: number;
   /** Seconds a new session's shell may take to show its first prompt (default 10). */
   shellStartTimeout?: number;
+  /** Seconds a policy question put to the web dashboard waits for an answer (default 120). */
+  webAskTimeout?: number;
   /** Offer no tools that send input (MCP). */
   readOnly?: boolean;
   /** Directory to record every session into, as asciicast files (MCP). */
@@ -153,6 +155,7 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
   maxSessions: wholeNumber(1),
   idleTimeout: (v) => typeof v === "number" && v >= 0 ? null : "a number of seconds >= 0",
   shellStartTimeout: (v) => typeof v === "number" && v > 0 ? null : "a number of seconds > 0",
+  webAskTimeout: (v) => typeof v === "number" && v > 0 ? null : "a number of seconds > 0",
   readOnly: boolean,
   record: absolutePath,
   outputLimit: wholeNumber(0),

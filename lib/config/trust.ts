@@ -63,6 +63,7 @@ export function tightens(name: string, value: unknown, current: unknown, home: s
     case "scrollback":
     case "idleTimeout":
     case "shellStartTimeout":
+    case "webAskTimeout":
     case "mcpResultLimit":
       return true; // Display and housekeeping: nothing runs, nothing widens.
     case "readOnly":

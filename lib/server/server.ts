@@ -113,7 +113,12 @@ export async function serverMain(args: string[]): Promise<number> {
       sessions.list().length === 0 &&
       setTimeout(() => stop("--exit-empty: the last session was closed"), 0);
   }
-  const web = new WebHost(sessions, (line) => void log(line));
+  const askSeconds = safety.loaded.config.webAskTimeout;
+  const web = new WebHost(
+    sessions,
+    (line) => void log(line),
+    askSeconds === undefined ? undefined : askSeconds * 1000,
+  );
   // An "ask" the asking client cannot answer goes to the dashboard's page, if one is open.
   setLastResortApprover((request, signal) => web.ask(request, signal));
   const clients = new Set<Socket>();

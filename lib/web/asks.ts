@@ -74,7 +74,7 @@ export class Asks {
           settle({
             approved: false,
             by: `nobody answered on the termbridge web page within ${
-              Math.round(this.#timeoutMs / 1000)
+              this.#timeoutMs / 1000
             } s (${OTHERWISE})`,
           }),
         this.#timeoutMs,

@@ -12,11 +12,17 @@ import { WebServer } from "./web_server.ts";
 export class WebHost {
   readonly #sessions: SessionManager;
   readonly #log: (line: string) => void;
+  readonly #askMs: number | undefined;
   #starting: Promise<WebServer> | undefined;
 
-  constructor(sessions: SessionManager, log: (line: string) => void) {
+  /**
+   * @param askMs How long a policy question waits for a page's answer
+   * (the config's `webAskTimeout`; default 2 minutes).
+   */
+  constructor(sessions: SessionManager, log: (line: string) => void, askMs?: number) {
     this.#sessions = sessions;
     this.#log = log;
+    this.#askMs = askMs;
   }
 
   /**
@@ -37,6 +43,7 @@ export class WebHost {
         hostname,
         port,
         log: this.#log,
+        askMs: this.#askMs,
       });
       this.#starting.catch(() => this.#starting = undefined); // The next request tries again.
       const web = await this.#starting;

@@ -74,6 +74,12 @@ const INVALID: { name: string; text: string; where: string; words: RegExp }[] = 
     where: ":1:26:",
     words: /"policy.default" must be one of "allow", "ask", "deny"/,
   },
+  {
+    name: "a question timeout of no time",
+    text: '{ "webAskTimeout": 0 }',
+    where: ":1:20:",
+    words: /"webAskTimeout" must be a number of seconds > 0, not 0/,
+  },
 ];
 
 for (const { name, text, where, words } of INVALID) {

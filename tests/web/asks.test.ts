@@ -1,7 +1,8 @@
 /**
  * The policy's questions that the asking client cannot answer (a script's
- * `termbridge exec`), answered on the dashboard's page in chromium, through
- * the built binary's session server.
+ * `termbridge exec`, an MCP client without elicitation through the official
+ * SDK), answered on the dashboard's page in chromium, or left unanswered
+ * until the configured `webAskTimeout`, through the built binary's server.
  */
 
 import assert from "node:assert/strict";
@@ -11,9 +12,19 @@ import { describe, itWhen } from "../harness.ts";
 import { BINARY_CURRENT, inWorld, type World } from "../server/_kit.ts";
 import { NO_BINARY } from "../built_binary.ts";
 import { CHROMIUM, launchBrowser, NO_CHROMIUM, openDashboard } from "./_browser.ts";
+import { McpProcess } from "../mcp/_kit.ts";
 
 const READY = BINARY_CURRENT && CHROMIUM !== undefined;
 const WHY = !BINARY_CURRENT ? NO_BINARY : NO_CHROMIUM;
+
+/** Writes the user's configuration of `world`'s server. */
+function configure(world: World, config: unknown): void {
+  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
+  writeFileSync(
+    join(world.dir, "config", "termbridge", "termbridge.jsonc"),
+    JSON.stringify(config),
+  );
+}
 
 /** The server's audit events. */
 function audit(world: World): Record<string, unknown>[] {
@@ -79,6 +90,85 @@ describe("web dashboard: policy questions (chromium)", () => {
           assert.equal(no?.approved, false, JSON.stringify(approvals));
           assert.equal(no?.by, `${me} (deny)`);
         } finally {
+          await browser.close();
+        }
+      }),
+    WHY,
+  );
+
+  itWhen(
+    READY,
+    "web: a question nobody answers is refused after webAskTimeout, and leaves the page",
+    () =>
+      inWorld("binary", async (world) => {
+        configure(world, { policy: { ask: ["mkdir"] }, webAskTimeout: 1.5 });
+        await world.ok(["new", "p"]);
+        const browser = await launchBrowser();
+        try {
+          const page = await openDashboard(browser, world);
+          const started = performance.now();
+          const asked = world.tb(["exec", "p", `mkdir ${world.dir}/unanswered`]);
+          await page.waitForSelector(".ask");
+          assert.match(await page.textContent(".ask") ?? "", /mkdir .*unanswered/);
+          const refused = await asked;
+          const waited = performance.now() - started;
+          assert.equal(refused.code, 123, refused.stderr);
+          assert.match(
+            refused.stderr,
+            /nobody answered on the termbridge web page within 1\.5 s/,
+          );
+          assert.ok(waited >= 1400, `refused after ${waited} ms, before the 1.5 s`);
+          assert.equal(existsSync(join(world.dir, "unanswered")), false);
+          // The question is withdrawn from the page.
+          await page.waitForSelector(".ask", { state: "detached" });
+          const approval = audit(world).find((e) =>
+            e.event === "approval" && /unanswered/.test(String(e.subject))
+          );
+          assert.equal(approval?.approved, false, JSON.stringify(approval));
+          assert.match(String(approval?.by), /nobody answered .* within 1\.5 s/);
+        } finally {
+          await browser.close();
+        }
+      }),
+    WHY,
+  );
+
+  itWhen(
+    READY,
+    "web: an MCP client without elicitation (mcp --server, the official SDK) gets the page's answer",
+    () =>
+      inWorld("binary", async (world) => {
+        configure(world, { policy: { ask: ["mkdir"] } });
+        await world.ok(["new", "p"]);
+        const browser = await launchBrowser();
+        // No capabilities: the client cannot be asked itself.
+        const mcp = await McpProcess.start({ args: ["--server"], env: world.env, cwd: world.dir });
+        try {
+          const page = await openDashboard(browser, world);
+          const allowed = mcp.call("terminal_execute", {
+            command: `mkdir ${world.dir}/mcp-allowed && echo made-$((6*7))`,
+          });
+          await page.waitForSelector(".ask");
+          const shown = await page.textContent(".ask") ?? "";
+          assert.match(shown, /mcp pid \d+ asks to run/);
+          assert.match(shown, /mkdir .*mcp-allowed/);
+          assert.equal(existsSync(join(world.dir, "mcp-allowed")), false);
+          await page.click(".ask .allow");
+          const ran = await allowed;
+          assert.equal(ran.isError, false, ran.text);
+          assert.match(ran.text, /made-42/);
+          assert.equal(existsSync(join(world.dir, "mcp-allowed")), true);
+          await page.waitForSelector(".ask", { state: "detached" });
+
+          const denied = mcp.call("terminal_execute", { command: `mkdir ${world.dir}/mcp-denied` });
+          await page.waitForSelector(".ask");
+          await page.click(".ask .deny");
+          const refused = await denied;
+          assert.equal(refused.isError, true, refused.text);
+          assert.match(refused.text, /not approved \(web \d+ \(deny\)\)/);
+          assert.equal(existsSync(join(world.dir, "mcp-denied")), false);
+        } finally {
+          await mcp.close();
           await browser.close();
         }
       }),
