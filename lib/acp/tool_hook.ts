@@ -16,10 +16,8 @@
  * @module
  */
 
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { Socket } from "node:net";
+import { listenPrivate } from "../jsonrpc/private_socket.ts";
 import { runtime } from "../runtime/mod.ts";
 import { PolicyDeniedError, ruleWords } from "../safety/guard.ts";
 import type { FileAccess } from "../service/text_files.ts";
@@ -193,35 +191,20 @@ export async function startToolHook(
   refused: Refused = () => {},
   socketDir?: string,
 ): Promise<ToolHook> {
-  const dir = socketDir ??
-    mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), "termbridge-hook-")); // 0700
-  const path = join(dir, "hook.sock");
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-    void answer(socket, accessOf, refused).catch((error) => {
-      socket.end(
-        hookDeny(`termbridge could not check this tool call: ${(error as Error).message}`) + "\n",
-      );
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  chmodSync(path, 0o600);
-  return {
-    command: [...runtime.selfCommand(), "_hook", "--connect", path].map(quote).join(" "),
-    close: () => {
-      server.close();
-      for (const socket of sockets) socket.destroy();
-      rmSync(socketDir === undefined ? dir : path, { recursive: true, force: true });
+  const socket = await listenPrivate(
+    { name: "hook.sock", dir: socketDir, prefix: "termbridge-hook-" },
+    (connection) => {
+      void answer(connection, accessOf, refused).catch((error) => {
+        connection.end(
+          hookDeny(`termbridge could not check this tool call: ${(error as Error).message}`) +
+            "\n",
+        );
+      });
     },
+  );
+  return {
+    command: [...runtime.selfCommand(), "_hook", "--connect", socket.path].map(quote).join(" "),
+    close: () => socket.close(),
   };
 }
 

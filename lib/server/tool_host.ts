@@ -10,11 +10,9 @@
  * @module
  */
 
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import process from "node:process";
-import { createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { Socket } from "node:net";
+import { listenPrivate } from "../jsonrpc/private_socket.ts";
 import type { ToolCommandEvent, ToolsContext, ToolsServer } from "../acp/host.ts";
 import { sessionDefaults } from "../cli/safety_options.ts";
 import { createMcpServer } from "../mcp/server.ts";
@@ -165,11 +163,6 @@ class WatchedTools extends SessionTools {
   }
 }
 
-/** The directory for the socket: `$XDG_RUNTIME_DIR` when set, else the temporary directory. */
-function socketParent(): string {
-  return runtime.env().XDG_RUNTIME_DIR || tmpdir();
-}
-
 /** Starts the tools for `context` and listens for the agent's relays. */
 export async function startToolHost(context: ToolsContext): Promise<ToolsServer> {
   const { safety } = context;
@@ -185,39 +178,26 @@ export async function startToolHost(context: ToolsContext): Promise<ToolsServer>
     resultLimit: config.mcpResultLimit,
   }, context.events);
   // The agent's sandbox shows `socketDir` (its private /tmp would hide one of our own).
-  const dir = context.socketDir ?? mkdtempSync(join(socketParent(), "termbridge-acp-")); // 0700
-  const path = join(dir, "mcp.sock");
-  const sockets = new Set<Socket>();
   const stopping = new AbortController();
-  const server = createServer({ allowHalfOpen: true }, (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {}); // "close" follows.
-    void serveRelay(socket, tools, stopping.signal).catch(() => socket.destroy());
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  chmodSync(path, 0o600);
+  const socket = await listenPrivate(
+    { name: "mcp.sock", dir: context.socketDir, prefix: "termbridge-acp-", allowHalfOpen: true },
+    (connection) => {
+      void serveRelay(connection, tools, stopping.signal).catch(() => connection.destroy());
+    },
+  );
   const [command, ...prefix] = runtime.selfCommand();
   return {
     server: {
       name: TOOLS_SERVER_NAME,
       command,
-      args: [...prefix, "mcp", "--connect", path],
+      args: [...prefix, "mcp", "--connect", socket.path],
       env: [],
     },
     close: async () => {
       stopping.abort();
-      server.close();
-      for (const socket of sockets) socket.destroy();
+      socket.close();
       tools.closeCards();
       await tools.closeAll();
-      rmSync(context.socketDir === undefined ? dir : path, { recursive: true, force: true });
     },
   };
 }
