@@ -186,21 +186,21 @@ function commandCheck(command: IntendedCommand, access: FileAccess, approver: Ap
 
 /** The policy refuses: the reject option the agent offered (never an `*_always` one), else cancelled. */
 function refuse(request: acp.RequestPermissionRequest, why: string): PermissionDecision {
-  const option = request.options.find((o) => o.kind === "reject_once");
-  return {
-    sessionId: request.sessionId,
-    toolCall: request.toolCall,
-    options: request.options,
-    outcome: option === undefined ? "cancelled" : "selected",
-    ...(option === undefined ? {} : { option }),
-    source: "policy",
-    note: option === undefined ? `${why} (the agent offered no reject_once option)` : why,
-  };
+  return answerOnce(request, "reject_once", why);
 }
 
 /** An allow rule covers every command: allow once (never always, which the agent would keep). */
 function allowByRule(request: acp.RequestPermissionRequest, why: string): PermissionDecision {
-  const option = request.options.find((o) => o.kind === "allow_once");
+  return answerOnce(request, "allow_once", why);
+}
+
+/** The policy's answer: the agent's option of `kind`, or cancelled when it offered none. */
+function answerOnce(
+  request: acp.RequestPermissionRequest,
+  kind: "allow_once" | "reject_once",
+  why: string,
+): PermissionDecision {
+  const option = request.options.find((o) => o.kind === kind);
   return {
     sessionId: request.sessionId,
     toolCall: request.toolCall,
@@ -208,6 +208,6 @@ function allowByRule(request: acp.RequestPermissionRequest, why: string): Permis
     outcome: option === undefined ? "cancelled" : "selected",
     ...(option === undefined ? {} : { option }),
     source: "policy",
-    note: option === undefined ? `${why} (the agent offered no allow_once option)` : why,
+    note: option === undefined ? `${why} (the agent offered no ${kind} option)` : why,
   };
 }
