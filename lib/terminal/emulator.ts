@@ -37,7 +37,7 @@ export interface XtermCore {
     _processSGR0?(attr: XtermAttributes): void;
     _parser?: { currentState: number };
   };
-  buffer: { scrollTop: number; scrollBottom: number };
+  buffer: { scrollTop: number; scrollBottom: number; lines: { get(index: number): unknown } };
 }
 
 /** xterm's current attributes (`AttributeData`), as far as a reset touches them. */
@@ -72,6 +72,56 @@ export function resetWithoutCopy(core: XtermCore): void {
     attr.fg = 0;
     attr.bg = 0;
     attr.updateExtended();
+  };
+}
+
+/** xterm's `BufferLine`, as far as copying one line into another touches it. */
+interface XtermBufferLine {
+  _data: Uint32Array;
+  length: number;
+  _combined: Record<number, string>;
+  _extendedAttrs: Record<number, unknown>;
+  isWrapped: boolean;
+  copyFrom(line: XtermBufferLine): void;
+}
+
+/** Whether an object has no own enumerable keys (without allocating a key list). */
+function isEmpty(object: object): boolean {
+  for (const _ in object) return false;
+  return true;
+}
+
+const patchedLines = new WeakSet<object>();
+
+/**
+ * Stops xterm's `BufferLine.copyFrom` from allocating two objects per line
+ * when neither line has combined characters or extended attributes. Once the
+ * scrollback is full every line feed at the bottom recycles the oldest line
+ * with `copyFrom`, which replaced its `_combined` and `_extendedAttrs` with
+ * new objects each time: a flood of short lines (`yes`: a million lines a
+ * second) made ~100 bytes of garbage per line, which let the collector grow
+ * the heap by tens of MB (the session server peaked at +80 to +120 MB under a
+ * `yes` flood). Empty objects owned by the line are kept instead; anything
+ * else goes to xterm's own copy. The class is patched once, on its prototype.
+ */
+export function copyLinesWithoutGarbage(line: unknown): void {
+  const prototype = line === null || typeof line !== "object"
+    ? undefined
+    : Object.getPrototypeOf(line) as XtermBufferLine | undefined;
+  if (prototype === undefined || patchedLines.has(prototype)) return;
+  const copy = prototype.copyFrom;
+  if (typeof copy !== "function") return;
+  patchedLines.add(prototype);
+  prototype.copyFrom = function (this: XtermBufferLine, from: XtermBufferLine) {
+    if (
+      !isEmpty(from._combined) || !isEmpty(from._extendedAttrs) || !isEmpty(this._combined) ||
+      !isEmpty(this._extendedAttrs) || this.length !== from.length
+    ) {
+      copy.call(this, from);
+      return;
+    }
+    this._data.set(from._data);
+    this.isWrapped = from.isWrapped;
   };
 }
 
@@ -178,6 +228,7 @@ export class Emulator {
     this.#term.onTitleChange((title) => this.#title = title);
     this.#core = (this.#term as unknown as { _core: XtermCore })._core;
     resetWithoutCopy(this.#core);
+    copyLinesWithoutGarbage(this.#core.buffer.lines.get(0));
   }
 
   /**
