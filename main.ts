@@ -101,6 +101,10 @@ async function main(args: string[]): Promise<number> {
       }, or a command: ${Object.keys(SUBCOMMAND_HELP).join(", ")}`,
     );
   }
+  // Each terminal holds a few descriptors: raise the soft limit to the hard one, as servers do.
+  // Only here, in the modes that open terminals: it loads libc, which a short-lived command
+  // (--version, the server's subcommands) does without (bench/RESULTS.md, issue 16).
+  runtime.raiseFileLimit();
   const load = LOADERS[mode.name];
   if (load === undefined) {
     await runtime.writeStderr(
@@ -111,8 +115,6 @@ async function main(args: string[]): Promise<number> {
   return await (await load())(rest);
 }
 
-// Each terminal holds a few descriptors: raise the soft limit to the hard one, as servers do.
-runtime.raiseFileLimit();
 const args = runtime.args();
 try {
   const code = await main(args);

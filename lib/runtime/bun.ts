@@ -9,6 +9,7 @@ import { connectUnix } from "./bun_unix.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./bun_http.ts";
 import { loadLibc } from "./bun_libc.ts";
+import { lstat } from "./bun_stat.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
 import { signalName } from "./signals.ts";
@@ -159,6 +160,7 @@ export const bunRuntime: Runtime = {
   },
   memoryRss: () => process.memoryUsage.rss(),
   raiseFileLimit: () => fileLimitOrUndefined(true),
+  lstat,
   async embeddedFile(name) {
     if (!Bun.isStandaloneExecutable) return null;
     const blob = Bun.embeddedFiles.find((file) => (file as Blob & { name?: string }).name === name);

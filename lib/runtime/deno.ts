@@ -117,6 +117,26 @@ export const denoRuntime: Runtime = {
   },
   memoryRss: () => Deno.memoryUsage().rss,
   raiseFileLimit: () => fileLimit(libc, true),
+  lstat(path) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch (error) {
+      // Deno's errors name the errno in their code (NotFound: "ENOENT"), as node:fs does.
+      const code = (error as { code?: string }).code ?? "EIO";
+      throw Object.assign(new Error(`${code}: lstat ${path}`), { code });
+    }
+    const kind = info.isFile
+      ? "file"
+      : info.isDirectory
+      ? "directory"
+      : info.isSymlink
+      ? "symlink"
+      : info.isSocket
+      ? "socket"
+      : "other";
+    return { kind, uid: info.uid ?? 0, mode: (info.mode ?? 0) & 0o7777 };
+  },
   // A `deno compile` binary reads its files from the real paths it was built from.
   embeddedFile: () => Promise.resolve(null),
   selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { readdirSync } from "node:fs";
+import { nodeFs } from "./node_fs.ts";
 
 /** `RLIMIT_NOFILE` on Linux. */
 export const RLIMIT_NOFILE = 7;
@@ -24,7 +24,7 @@ export class TooManyOpenFilesError extends Error {
 /** How many files this process has open (Linux: /proc/self/fd), or undefined elsewhere. */
 function openFileCount(): number | undefined {
   try {
-    return readdirSync("/proc/self/fd").length;
+    return nodeFs().readdirSync("/proc/self/fd").length;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "EMFILE" || code === "ENFILE") return Infinity; // Not even one left to look.

@@ -7,7 +7,6 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
 import { afterExit } from "./exit_drain.ts";
 import {
   type FileLimit,
@@ -18,6 +17,7 @@ import {
   TooManyOpenFilesError,
 } from "./file_limit.ts";
 import { type Libc, O_CLOEXEC, O_NOCTTY, O_NONBLOCK, O_RDWR, TIOCSWINSZ } from "./libc.ts";
+import { nodeFs } from "./node_fs.ts";
 import { PtyPoller } from "./pty_poller.ts";
 import type { ExitStatus, PtyProcess, PtySpawnOptions } from "./types.ts";
 
@@ -60,7 +60,12 @@ export function fileLimit(libc: Libc, raise = false): FileLimit | undefined {
   return rlimitStruct.read(limits);
 }
 
-const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find((path) => existsSync(path)) ?? "setsid";
+let setsid: string | undefined;
+
+/** util-linux `setsid`, found on the first spawn (not at start-up: see node_fs.ts). */
+const setsidPath = () =>
+  setsid ??= ["/usr/bin/setsid", "/bin/setsid"].find((path) => nodeFs().existsSync(path)) ??
+    "setsid";
 
 /**
  * The child is started by util-linux `setsid`, a new session, whose `/bin/sh`
@@ -119,7 +124,7 @@ export class PtySpawner {
     try {
       const launcher = options.stdin === "null" ? LAUNCHER_STDIN_AT_EOF : LAUNCHER;
       child = this.#launch(
-        [SETSID, "/bin/sh", "-c", launcher, slavePath, ...options.argv],
+        [setsidPath(), "/bin/sh", "-c", launcher, slavePath, ...options.argv],
         options.cwd,
         options.env,
       );

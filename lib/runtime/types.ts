@@ -84,6 +84,15 @@ export interface PipedSpawnOptions {
   stderr?: "pipe" | "inherit";
 }
 
+/** What lstat(2) says of a path (a symbolic link is not followed). */
+export interface PathInfo {
+  kind: "file" | "directory" | "symlink" | "socket" | "other";
+  /** The owner's user id. */
+  uid: number;
+  /** The permission bits with setuid, setgid and sticky (`mode & 0o7777`). */
+  mode: number;
+}
+
 /** Signals termbridge reacts to for a clean shutdown. */
 export type ShutdownSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
@@ -125,6 +134,12 @@ export interface Runtime {
   consoleSize(): { cols: number; rows: number } | null;
   /** Registers a handler for a shutdown signal; returns a function that removes it. */
   onSignal(signal: ShutdownSignal, handler: () => void): () => void;
+  /**
+   * lstat(2) of `path`, without loading node:fs (which costs a short-lived
+   * command several ms at start-up in the compiled binary).
+   * @throws {Error} whose `code` is the errno's name ("ENOENT") when it fails
+   */
+  lstat(path: string): PathInfo;
   /** Resident set size of this process in bytes. */
   memoryRss(): number;
   /**

@@ -6,9 +6,11 @@
  * @module
  */
 
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from "node:fs";
-import { dirname } from "node:path";
 import process from "node:process";
+import { dirname } from "./posix_path.ts";
+
+/** node:fs, loaded when a server is started (most commands find one running: issue 16). */
+const fs = () => process.getBuiltinModule("node:fs") as typeof import("node:fs");
 import { runtime } from "../runtime/mod.ts";
 import {
   type Connection,
@@ -103,7 +105,7 @@ async function reach<T>(given: Hello, options: ReachOptions, open: (hello: Hello
 
 function removeStale(path: string): void {
   try {
-    unlinkSync(path);
+    fs().unlinkSync(path);
   } catch {
     // Another client replaced it first: the new server's socket is what we want.
   }
@@ -117,8 +119,8 @@ function removeStale(path: string): void {
 export async function startServer(path: string, env: Record<string, string>): Promise<void> {
   prepareSocketDir(path);
   const log = logPath(path, env);
-  mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
-  const fd = openSync(log, "a", 0o600);
+  fs().mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
+  const fd = fs().openSync(log, "a", 0o600);
   const [command, ...args] = runtime.selfCommand();
   // Loaded here, not up front: most commands find a server running.
   const { spawn } = await import("node:child_process");
@@ -133,7 +135,7 @@ export async function startServer(path: string, env: Record<string, string>): Pr
     child.once("exit", (code, signal) => exited = signal ?? `exit code ${code}`);
     child.unref();
   } finally {
-    closeSync(fd);
+    fs().closeSync(fd);
   }
   const deadline = performance.now() + START_TIMEOUT_MS;
   let wait = 2;
@@ -160,7 +162,7 @@ export async function startServer(path: string, env: Record<string, string>): Pr
 
 function tail(path: string): string {
   try {
-    return readFileSync(path, "utf8").trimEnd().split("\n").slice(-10).join("\n");
+    return fs().readFileSync(path, "utf8").trimEnd().split("\n").slice(-10).join("\n");
   } catch {
     return "(no log)";
   }

@@ -7,7 +7,6 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import process from "node:process";
 import { UsageError } from "../cli/usage.ts";
 import { quoteWord } from "../console/tokenize.ts";
@@ -28,6 +27,7 @@ import {
 } from "./command_args.ts";
 import { COMMON_OPTIONS, SUBCOMMAND_HELP } from "../cli/server_commands.ts";
 import { socketPath } from "./paths.ts";
+import { resolve } from "./posix_path.ts";
 import { outputEnd, streamUntil } from "./exec_follow.ts";
 import { catchInterrupt, followRead, INTERRUPTED } from "./read_follow.ts";
 import { SERVER_METHODS } from "./wire.ts";
@@ -183,7 +183,7 @@ const TABLE: Record<string, Subcommand> = {
         );
       }
       const { cwd: _, ...others } = TABLE.new.options;
-      const cwd = resolve(String(call.args.options.cwd ?? runtime.cwd()));
+      const cwd = resolve(String(call.args.options.cwd ?? "."), runtime.cwd());
       const words = ["open", name, "--cwd", cwd, ...flags(call.args, others)];
       if (call.args.rest !== undefined) words.push("--", ...call.args.rest);
       const { code } = await consoleLine(call, undefined, words);

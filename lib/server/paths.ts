@@ -4,11 +4,16 @@
  * @module
  */
 
-import { lstatSync, mkdirSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
 import process from "node:process";
+import { runtime } from "../runtime/mod.ts";
 import { TerminalError } from "../terminal/errors.ts";
+import { basename, dirname, join, resolve } from "./posix_path.ts";
+
+/**
+ * A node built-in, loaded when first needed: the subcommands' path here (find the socket,
+ * check it) needs none, and loading node:fs or node:os costs every start (issue 16).
+ */
+const builtin = <T>(name: string) => process.getBuiltinModule(name) as T;
 
 /** A socket or directory termbridge must not use: someone else's, or open to others. */
 export class UnsafeSocketError extends TerminalError {}
@@ -30,8 +35,10 @@ export function userId(): number {
  * or `/tmp/termbridge-UID`.
  */
 export function socketPath(choice: SocketChoice, env: Record<string, string>): string {
-  if (choice.path !== undefined) return resolve(choice.path);
-  if (choice.name === undefined && env.TERMBRIDGE_SOCKET) return resolve(env.TERMBRIDGE_SOCKET);
+  if (choice.path !== undefined) return resolve(choice.path, process.cwd());
+  if (choice.name === undefined && env.TERMBRIDGE_SOCKET) {
+    return resolve(env.TERMBRIDGE_SOCKET, process.cwd());
+  }
   const name = choice.name ?? "default";
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name) || name.startsWith(".")) {
     throw new UnsafeSocketError(
@@ -50,7 +57,11 @@ export function socketPath(choice: SocketChoice, env: Record<string, string>): s
  * `~/.local/state/termbridge/`), named after the socket.
  */
 export function logPath(socket: string, env: Record<string, string>): string {
-  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
+  const state = env.XDG_STATE_HOME || join(
+    env.HOME || builtin<typeof import("node:os")>("node:os").homedir(),
+    ".local",
+    "state",
+  );
   return join(state, "termbridge", `server-${basename(socket).replace(/\.sock$/, "")}.log`);
 }
 
@@ -60,7 +71,10 @@ export function logPath(socket: string, env: Record<string, string>): string {
  * @throws {UnsafeSocketError} for another user's directory or socket, or one others may use
  */
 export function prepareSocketDir(socket: string): void {
-  mkdirSync(dirname(socket), { recursive: true, mode: 0o700 });
+  builtin<typeof import("node:fs")>("node:fs").mkdirSync(dirname(socket), {
+    recursive: true,
+    mode: 0o700,
+  });
   checkSocketOwner(socket);
 }
 
@@ -71,8 +85,8 @@ export function prepareSocketDir(socket: string): void {
  */
 function checkSocketDir(dir: string): void {
   const uid = userId();
-  const info = lstatSync(dir);
-  if (!info.isDirectory()) {
+  const info = runtime.lstat(dir);
+  if (info.kind !== "directory") {
     throw new UnsafeSocketError(`Cannot use socket directory ${dir}: it is not a directory`);
   }
   if (info.uid !== uid) {
@@ -112,12 +126,12 @@ export function checkSocketOwner(socket: string): void {
   }
   let info;
   try {
-    info = lstatSync(socket);
+    info = runtime.lstat(socket);
   } catch {
     return; // Not there: nothing to check.
   }
   const uid = userId();
-  if (!info.isSocket()) {
+  if (info.kind !== "socket") {
     throw new UnsafeSocketError(`Cannot use ${socket}: it exists and is not a socket`);
   }
   if (info.uid !== uid) {
