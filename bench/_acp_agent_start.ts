@@ -53,6 +53,7 @@ async function once(kind: Kind, workspace: string): Promise<number> {
         : undefined,
       writable: [],
       limits: {},
+      tree: { processes: 0, memoryBytes: 0 },
     };
     const agent = await startAgent(AGENT, { settings, workspace });
     stream = agent.stream;

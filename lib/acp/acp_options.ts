@@ -37,9 +37,9 @@ The agent and every process it starts belong to termbridge: they end with
 the agent or with termbridge, however either ends (kill -9 included). With
 sandbox.mode set the agent itself runs in the sandbox (writable: the
 workspace, its state in sandbox.agentWrite; network: sandbox.agentNetwork),
-and limits.agentMemoryBytes, agentCpuSeconds and agentProcesses apply to it
-and its children. The header says what holds it ("termbridge config" shows
-the keys).
+and limits.agentMemoryBytes, agentCpuSeconds and agentProcesses apply to each
+of its processes, agentTreeTasks and agentTreeMemoryBytes to its whole tree.
+The header says what holds it ("termbridge config" shows the keys).
 
 If the agent has not answered initialize after 2 s, termbridge says it is
 waiting (many agents speak ACP only with a flag, such as --acp) and shows

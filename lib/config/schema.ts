@@ -25,6 +25,10 @@ export interface LimitsConfig {
   agentCpuSeconds?: number;
   /** `acp`: processes of the user while the agent runs (RLIMIT_NPROC, inherited; root is exempt). */
   agentProcesses?: number;
+  /** `acp`: tasks (processes and threads) of the agent's whole tree at once (cgroup `pids.max`). */
+  agentTreeTasks?: number;
+  /** `acp`: memory in use by the agent's whole tree (cgroup `memory.max`). */
+  agentTreeMemoryBytes?: number;
 }
 
 /** `audit`: where the JSONL audit log goes. */
@@ -95,6 +99,8 @@ export const LIMIT_DEFAULTS: Readonly<Required<LimitsConfig>> = {
   agentMemoryBytes: 0,
   agentCpuSeconds: 0,
   agentProcesses: 0,
+  agentTreeTasks: 0,
+  agentTreeMemoryBytes: 0,
 };
 
 /** The sandbox when no file sets it. */
@@ -178,6 +184,8 @@ export const SCHEMA: Record<string, Check | Record<string, Check>> = {
     agentMemoryBytes: wholeNumber(0),
     agentCpuSeconds: wholeNumber(0),
     agentProcesses: wholeNumber(0),
+    agentTreeTasks: wholeNumber(0),
+    agentTreeMemoryBytes: wholeNumber(0),
   },
   audit: { path: string },
   sandbox: {

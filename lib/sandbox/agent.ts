@@ -3,17 +3,19 @@
  * in a cgroup of its own (or marked, where no cgroup can be written), which
  * the watchdog kills when termbridge ends however it ends; with
  * `sandbox.mode` set, inside the bubblewrap sandbox, so that the commands it
- * runs itself write only where the sandbox lets them; and under the agent
- * limits, which every process it starts inherits.
+ * runs itself write only where the sandbox lets them; under the agent
+ * limits, which every process it starts inherits; and under the agent tree
+ * limits, on its cgroup as a whole.
  * @module
  */
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { joinSandbox, writeRoots } from "./bubblewrap.ts";
-import { containment } from "./containment.ts";
+import { type Containment, containment } from "./containment.ts";
 import { rlimitPrefix } from "./rlimits.ts";
+import { joinPrefix, type LimitedTree, limitTree, type TreeLimits } from "./tree_limits.ts";
 import type { ResourceLimits, SandboxSettings } from "./types.ts";
 
 /** Where and how the agent runs: from {@linkcode agentSettings} in options.ts. */
@@ -24,6 +26,8 @@ export interface AgentSettings {
   writable: string[];
   /** The agent limits, as setrlimit limits every process of the tree inherits. */
   limits: ResourceLimits;
+  /** The agent tree limits, on its cgroup as a whole (0: none). */
+  tree: TreeLimits;
 }
 
 /** Where the agent starts. */
@@ -116,14 +120,43 @@ export async function encloseAgent(
   }
   const state = containment();
   const tree = state.create("agent");
+  const limited = treeLimits(tree === null ? null : state, tree?.path, settings.tree);
+  const description = describe(tree === null ? "off" : state.kind, settings, placement, writable);
   return {
-    prefix: [...tree?.prefix ?? [], ...sandbox ?? [], ...rlimitPrefix(settings.limits)],
-    description: describe(tree === null ? "off" : state.kind, settings, placement, writable),
+    prefix: [
+      ...tree?.prefix ?? [],
+      ...joinPrefix(limited.joins),
+      ...sandbox ?? [],
+      ...rlimitPrefix(settings.limits),
+    ],
+    description: [description, limited.description].filter(Boolean).join("; "),
     runtimeDir,
     kill: () => void tree?.kill(),
     end: async () => {
       await tree?.remove();
+      limited.remove();
       if (runtimeDir !== undefined) rmSync(runtimeDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The tree limits on the agent's cgroup; none without cgroups (the marker holds no limit). */
+function treeLimits(
+  state: Containment | null,
+  cgroup: string | undefined,
+  limits: TreeLimits,
+): LimitedTree {
+  if (state?.kind === "cgroup" && cgroup !== undefined) {
+    return limitTree(cgroup, basename(cgroup), limits);
+  }
+  const asked = limits.processes > 0 || limits.memoryBytes > 0;
+  return {
+    joins: [],
+    description: asked
+      ? `tree limits not set: they need termbridge's cgroups (containment is ${
+        state?.kind ?? "off"
+      })`
+      : "",
+    remove: () => {},
   };
 }

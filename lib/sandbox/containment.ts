@@ -26,14 +26,17 @@ import { join } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
 import { killMarked, MARKER_WATCHDOG, ownerVariable, sweepMarked } from "./containment_marker.ts";
+import { enableV2Controllers, sweepAbandonedV1, v1Roots } from "./tree_limits.ts";
 
 /**
  * The watchdog, started in a session of its own and detached (its parent
  * shell exits at once): waits until termbridge ($1) is gone, however it ended,
- * then kills every cgroup under $0 and removes them.
+ * then kills every cgroup under $0 and removes them, and then the cgroup v1
+ * directories of its tree limits ($2...: see tree_limits.ts).
  */
 const WATCHDOG = `trap '' HUP INT TERM QUIT PIPE
 tail --pid="$1" -s 0.2 -f /dev/null
+shift
 echo 1 >"$0/cgroup.kill" 2>/dev/null
 for d in "$0"/*/; do [ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill"; done
 i=0
@@ -41,7 +44,8 @@ while [ "$i" -lt 200 ]; do
   find "$0" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
   rmdir "$0" 2>/dev/null && break
   sleep 0.05; i=$((i + 1))
-done`;
+done
+for d in "$@"; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done`;
 
 /** Starts `argv` detached: in a new session, stdio on /dev/null, its parent gone at once. */
 export function spawnDetached(argv: string[]): void {
@@ -113,6 +117,7 @@ function startContainment(): Containment {
   if (typeof own !== "string") return startMarker(own.reason);
   const root = join(own, `termbridge-${process.pid}`);
   sweepAbandoned(own);
+  sweepAbandonedV1();
   try {
     mkdirSync(root);
   } catch (error) {
@@ -122,8 +127,9 @@ function startContainment(): Containment {
     rmdirSync(root);
     return startMarker("the kernel has no cgroup.kill (Linux 5.14 or later needed)");
   }
+  enableV2Controllers(root);
   try {
-    spawnDetached(["/bin/sh", "-c", WATCHDOG, root, String(process.pid)]);
+    spawnDetached(["/bin/sh", "-c", WATCHDOG, root, String(process.pid), ...v1Roots()]);
   } catch (error) {
     rmdirSync(root);
     return startMarker(`cannot start the watchdog: ${(error as Error).message}`);

@@ -73,5 +73,6 @@ export function agentSettings(
       cpuSeconds: limits.agentCpuSeconds,
       processes: limits.agentProcesses,
     },
+    tree: { processes: limits.agentTreeTasks, memoryBytes: limits.agentTreeMemoryBytes },
   };
 }

@@ -223,6 +223,8 @@ describe("acp agent sandbox and limits", () => {
       assert.deepEqual(settings["limits.agentMemoryBytes"], { value: 0, source: "default" });
       assert.deepEqual(settings["limits.agentCpuSeconds"], { value: 0, source: "default" });
       assert.deepEqual(settings["limits.agentProcesses"], { value: 0, source: "default" });
+      assert.deepEqual(settings["limits.agentTreeTasks"], { value: 0, source: "default" });
+      assert.deepEqual(settings["limits.agentTreeMemoryBytes"], { value: 0, source: "default" });
       assert.deepEqual(settings["sandbox.agentNetwork"], { value: true, source: "default" });
       assert.ok(settings["sandbox.agentWrite"].value.includes("~/.claude"));
     } finally {
