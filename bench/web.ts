@@ -12,7 +12,8 @@
  *   node_modules/.bin/deno run -A bench/web.ts
  *
  * BENCH_ROUNDS (default 50) latency rounds; BENCH_FLOOD_MB (default 100);
- * BENCH_SESSIONS (default 50).
+ * BENCH_SESSIONS (default 50); BENCH_BINARY (default dist/termbridge): the
+ * termbridge to measure (another build, for an A/B).
  * @module
  */
 
@@ -20,20 +21,22 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
+import process from "node:process";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { runtime } from "../lib/runtime/mod.ts";
 import { envNumber, fixed, percentile, progress } from "./_report.ts";
 
-const BINARY = new URL("../dist/termbridge", import.meta.url).pathname;
-const CHROMIUM = "/usr/bin/chromium";
 const env0 = runtime.env();
+const BINARY = env0.BENCH_BINARY || new URL("../dist/termbridge", import.meta.url).pathname;
+const CHROMIUM = "/usr/bin/chromium";
 const ROUNDS = envNumber(env0, "BENCH_ROUNDS", 50);
 const FLOOD_MB = envNumber(env0, "BENCH_FLOOD_MB", 100);
 const SESSIONS = envNumber(env0, "BENCH_SESSIONS", 50);
@@ -89,6 +92,36 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** CPU time (ms) of `root`'s descendants still alive (the browser's processes). */
+function treeCpuMs(root: number): number {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const within = (pid: number): boolean => {
+    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at)) {
+      if (at === root) return true;
+    }
+    return false;
+  };
+  let total = 0;
+  for (const pid of parents.keys()) {
+    if (!within(pid)) continue;
+    try {
+      total += cpuMs(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
 const now = () => performance.timeOrigin + performance.now();
 
 /** What the bench adds to the page: paint times of the markers, by number. */
@@ -114,8 +147,13 @@ async function openView(page: Page, name: string): Promise<void> {
   );
 }
 
+/** CPU (ms) the server and the browser used during the last flood. */
+const floodCpu = { server: 0, browser: 0 };
+
 /** Seconds the session's flood took, as the shell measured it. */
 async function flood(name: string): Promise<number> {
+  const server0 = cpuMs(serverPid());
+  const browser0 = treeCpuMs(process.pid);
   await tb(
     "type",
     name,
@@ -125,6 +163,8 @@ async function flood(name: string): Promise<number> {
   );
   await tb("wait", name, "regex", "TOOK [0-9]+ms", "--timeout", "600");
   const screen = await tb("screen", name);
+  floodCpu.server = cpuMs(serverPid()) - server0;
+  floodCpu.browser = treeCpuMs(process.pid) - browser0;
   return Number(/TOOK (\d+)ms/.exec(screen)![1]) / 1000;
 }
 
@@ -191,6 +231,7 @@ try {
     50,
   );
   const unwatched = await flood("flood");
+  const unwatchedCpu = { ...floodCpu };
   clearInterval(unwatchedSampler);
   await tb("clear", "flood");
   await openView(page, "flood");
@@ -206,7 +247,11 @@ try {
       fixed(rssBefore / 1e6)
     } MB before, peak ${fixed(peakUnwatched / 1e6)} MB unwatched, ${
       fixed(peak / 1e6)
-    } MB watched (VmHWM ${fixed(procStatus(pid, "VmHWM") / 1e6)} MB)`,
+    } MB watched (VmHWM ${fixed(procStatus(pid, "VmHWM") / 1e6)} MB); CPU s server/browser: ${
+      fixed(unwatchedCpu.server / 1000, 2)
+    }/${fixed(unwatchedCpu.browser / 1000, 2)} unwatched, ${fixed(floodCpu.server / 1000, 2)}/${
+      fixed(floodCpu.browser / 1000, 2)
+    } watched`,
   );
   await page.click("#back");
 

@@ -13,6 +13,8 @@ export type PageMessage =
   /** Stream a session: a snapshot then its output, or from `from` when the page has it up to there. */
   | { t: "watch"; name: string; from?: number }
   | { t: "unwatch"; name: string }
+  /** The page has drawn the session's output up to `offset` (flow control: see viewer.ts). */
+  | { t: "ack"; name: string; offset: number }
   /** Keys for a session this page drives (as xterm.js reports them). */
   | { t: "input"; name: string; data: string }
   /** The size this page shows a session at; applied only while it drives. */

@@ -4,11 +4,18 @@
  * holds a session's input lease.
  *
  * Flow control: the program's output is never held for a page. Each watch
- * only remembers how far the page has been sent; the bytes stay in the
- * session's own bounded output log. A page whose socket has more than
- * {@linkcode HIGH_WATER} bytes queued is sent nothing until it drains, and
- * one that fell more than {@linkcode MAX_BEHIND} bytes behind (or behind what
- * the log still holds) gets a fresh snapshot instead of the bytes it missed.
+ * only remembers how far the page has been sent and how far the page says
+ * it has drawn (its acks); the bytes stay in the session's own bounded
+ * output log. A page is sent at most {@linkcode WINDOW} bytes it has not
+ * drawn yet, nothing while its socket has more than {@linkcode HIGH_WATER}
+ * bytes queued, and output at {@linkcode PAGE_RATE} at most (after a burst
+ * of a window): what comes faster waits, whole, until the page may have it.
+ * A page that fell more than {@linkcode MAX_BEHIND} bytes behind (or behind
+ * what the log still holds) gets a fresh snapshot instead of the bytes it
+ * missed, once it has drawn what it had, at most every
+ * {@linkcode SNAPSHOT_MS}. So a flood costs a page a few pictures a second,
+ * not the parsing and painting of every byte (which, on the same machine,
+ * took CPU from the program: bench/RESULTS.md).
  * @module
  */
 
@@ -24,6 +31,15 @@ export const HIGH_WATER = 256 * 1024;
 /** How far behind a page may fall before it gets a snapshot instead of the bytes. */
 export const MAX_BEHIND = 512 * 1024;
 
+/** Bytes sent to a page and not yet drawn (acked) beyond which it is sent no more. */
+export const WINDOW = 256 * 1024;
+
+/** Output a page is sent per second at most (bytes), beyond a first window. */
+export const PAGE_RATE = 512 * 1024;
+
+/** Least time between two snapshots of one watch (each costs a serialization and a redraw). */
+export const SNAPSHOT_MS = 250;
+
 /** Scrollback lines a snapshot carries. */
 const SNAPSHOT_SCROLLBACK = 1000;
 
@@ -35,6 +51,20 @@ const FRAME_BYTES = 64 * 1024;
  * once (a keystroke's echo), a flood in one frame per interval.
  */
 const FRAME_MS = 16;
+
+/**
+ * Least time between two sends while output keeps coming in bulk (a send of
+ * {@linkcode BUSY_BYTES} or more): a page repaints a flood a few times a
+ * second, not at 60 frames (painting, not parsing, is what a flood costs a
+ * browser: bench/RESULTS.md). A keystroke's echo is far smaller.
+ */
+const BUSY_FRAME_MS = 100;
+
+/** What one send must carry for the next to wait {@linkcode BUSY_FRAME_MS}. */
+const BUSY_BYTES = 16 * 1024;
+
+/** How soon to look again at output that came faster than PAGE_RATE. */
+const FLOOD_WAIT_MS = 50;
 
 /** How soon to look again at a page whose socket is full. */
 const RETRY_MS = 10;
@@ -55,6 +85,18 @@ interface Watch {
   session: Session;
   /** The offset up to which the page has been sent the output. */
   offset: number;
+  /** The offset up to which the page says it has drawn the output. */
+  acked: number;
+  /** When the last snapshot was sent (performance.now()). */
+  snapshotAt: number;
+  /** Whether the last snapshot left the scrollback out (sent during a flood). */
+  partial: boolean;
+  /** The log's totalBytes at the last pump (to tell a flood that stopped). */
+  seen: number;
+  /** Bytes the page may be sent now (refilled at PAGE_RATE up to WINDOW; negative after a picture). */
+  budget: number;
+  /** When the budget was last refilled (performance.now()). */
+  refilledAt: number;
   cols: number;
   rows: number;
   stop: () => void;
@@ -120,6 +162,7 @@ export class Viewer {
   #handle(message: PageMessage): void {
     if (message.t === "answer") return this.#host.answer(message.id, message.allow, this);
     const { name } = message;
+    if (message.t === "ack") return this.#ack(name, message.offset);
     switch (message.t) {
       case "watch":
         return this.#watch(name, message.from);
@@ -149,7 +192,7 @@ export class Viewer {
         throw new Error(
           `Cannot handle a "${
             (message as { t: string }).t
-          }" message: expected watch, unwatch, input, take, release or resize`,
+          }" message: expected watch, unwatch, ack, input, take, release or resize`,
         );
     }
   }
@@ -162,6 +205,12 @@ export class Viewer {
       id: this.#nextId++,
       session,
       offset: 0,
+      acked: 0,
+      snapshotAt: -Infinity,
+      partial: false,
+      seen: -1,
+      budget: WINDOW,
+      refilledAt: performance.now(),
       cols: terminal.cols,
       rows: terminal.rows,
       stop: terminal.onChange(() => this.#schedule(this.#frameDelay())),
@@ -173,6 +222,7 @@ export class Viewer {
       log.totalBytes - from <= MAX_BEHIND;
     if (resumable) {
       watch.offset = from;
+      watch.acked = from;
       this.send({
         t: "resume",
         name,
@@ -187,9 +237,33 @@ export class Viewer {
     this.#schedule(0);
   }
 
-  #snapshot(name: string, watch: Watch): void {
-    const shot = watch.session.terminal.snapshot(SNAPSHOT_SCROLLBACK);
+  /** The page has drawn `name`'s output up to `offset`: the window opens again. */
+  #ack(name: string, offset: unknown): void {
+    const watch = this.#watches.get(name);
+    if (watch === undefined) return; // Unwatched meanwhile.
+    if (typeof offset !== "number" || !Number.isFinite(offset)) {
+      throw new Error(`Cannot read an ack of "${name}": expected the offset drawn up to`);
+    }
+    const acked = Math.min(offset, watch.offset);
+    if (acked <= watch.acked) return;
+    watch.acked = acked;
+    this.#schedule(this.#frameDelay());
+  }
+
+  /**
+   * Sends a picture of the session: with its scrollback, or (`screenOnly`,
+   * while a flood goes on) of the screen alone, which a page draws in a
+   * fraction of the time; the scrollback follows once the flood is over.
+   */
+  #snapshot(name: string, watch: Watch, screenOnly = false): void {
+    const shot = watch.session.terminal.snapshot(screenOnly ? 0 : SNAPSHOT_SCROLLBACK);
+    watch.partial = screenOnly;
     watch.offset = shot.offset;
+    // The picture fills the window: nothing more until the page says it has drawn it.
+    watch.acked = shot.offset - WINDOW;
+    watch.snapshotAt = performance.now();
+    watch.budget -= shot.data.length;
+    this.#lastSent += shot.data.length;
     watch.cols = shot.cols;
     watch.rows = shot.rows;
     this.send({ t: "snapshot", name, id: watch.id, ...shot });
@@ -229,9 +303,16 @@ export class Viewer {
   /** When the last pump ran (performance.now()). */
   #lastPump = -Infinity;
 
+  /** Bytes the pump being run sent (output and pictures). */
+  #lastSent = 0;
+
+  /** When the last bulk send was made ({@linkcode BUSY_BYTES} or more), performance.now(). */
+  #busyAt = -Infinity;
+
   /** How long output should wait so that a page gets at most one send per frame. */
   #frameDelay(): number {
-    return Math.max(0, this.#lastPump + FRAME_MS - performance.now());
+    const next = Math.max(this.#lastPump + FRAME_MS, this.#busyAt + BUSY_FRAME_MS);
+    return Math.max(0, next - performance.now());
   }
 
   #schedule(delay: number): void {
@@ -244,7 +325,10 @@ export class Viewer {
 
   /** Sends each watch what it has not had yet, as far as the page's socket takes it. */
   #pump(): void {
+    const calm = this.#busyAt + BUSY_FRAME_MS - performance.now();
+    if (calm > 0) return this.#schedule(calm); // Bulk output: a few sends a second.
     this.#lastPump = performance.now();
+    this.#lastSent = 0;
     for (const [name, watch] of this.#watches) {
       const terminal = watch.session.terminal;
       if (terminal.disposed) {
@@ -260,18 +344,51 @@ export class Viewer {
         this.send({ t: "size", id: watch.id, cols: watch.cols, rows: watch.rows });
       }
       const log = terminal.rawLog;
-      if (watch.offset === log.totalBytes) continue;
+      const grew = log.totalBytes !== watch.seen;
+      watch.seen = log.totalBytes;
+      if (watch.offset === log.totalBytes && !watch.partial) continue;
+      const now = performance.now();
+      watch.budget = Math.min(WINDOW, watch.budget + (now - watch.refilledAt) * PAGE_RATE / 1000);
+      watch.refilledAt = now;
+      const room = WINDOW - (watch.offset - watch.acked);
+      const behind = log.totalBytes - watch.offset;
       const kept = log.totalBytes - log.byteLength;
-      if (watch.offset < kept || log.totalBytes - watch.offset > MAX_BEHIND) {
-        this.#snapshot(name, watch); // Too far behind: a picture instead of the bytes.
+      const flooded = watch.offset < kept || behind > MAX_BEHIND;
+      // After pictures of the screen alone, the flood is over once the output stops a moment.
+      const over = watch.partial && !flooded && !grew;
+      if (flooded || over) {
+        // Too far behind: a picture instead of the bytes, once the page has drawn what it has;
+        // of the screen alone while the flood goes on, with the scrollback once it is over.
+        if (room < WINDOW) continue; // Its ack schedules the next pump.
+        const wait = Math.max(
+          watch.snapshotAt + SNAPSHOT_MS - now,
+          -watch.budget / PAGE_RATE * 1000,
+        );
+        if (wait > 0) {
+          this.#schedule(wait);
+          continue;
+        }
+        this.#snapshot(name, watch, flooded);
         continue;
       }
-      const bytes = log.since(watch.offset);
+      if (watch.partial) this.#schedule(BUSY_FRAME_MS); // To see the flood end.
+      if (watch.offset === log.totalBytes) continue;
+      if (room <= 0) continue; // Its ack schedules the next pump.
+      const due = Math.min(behind, room);
+      if (due > watch.budget) {
+        // Faster than a page is sent: it waits, whole (a flood grows into a picture).
+        this.#schedule(Math.min(FLOOD_WAIT_MS, (due - watch.budget) / PAGE_RATE * 1000));
+        continue;
+      }
+      watch.budget -= due;
+      const bytes = log.since(watch.offset).subarray(0, due);
       for (let at = 0; at < bytes.length; at += FRAME_BYTES) {
         const part = bytes.subarray(at, at + FRAME_BYTES);
         this.#socket.send(outputFrame(watch.id, watch.offset + at, part));
       }
       watch.offset += bytes.length;
+      this.#lastSent += bytes.length;
     }
+    if (this.#lastSent >= BUSY_BYTES) this.#busyAt = this.#lastPump;
   }
 }

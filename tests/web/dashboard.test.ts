@@ -232,4 +232,30 @@ describe("web dashboard (chromium)", () => {
       );
     });
   });
+
+  test("web: a flood reaches the page as pictures, then the scrollback, ending current", async () => {
+    await withBrowser(async (world, browser) => {
+      await world.ok(["new", "big", "--", "bash", "--norc", "--noprofile"]);
+      const page = await openDashboard(browser, world);
+      await openSession(page, "big");
+      // About 4 MB at once: far more than a page is sent a second.
+      await world.ok(["type", "big", "seq 1 600000; echo flood-$((6*7))-end\n"]);
+      await waitForPageText(page, /^flood-42-end$/, 60_000);
+      const numbers = async () =>
+        (await pageLines(page)).flatMap((line) => /^(\d+)$/.exec(line) ? [Number(line)] : []);
+      // The last picture carries the scrollback: the flood's last lines, in order, none missing.
+      let shown = await numbers();
+      for (const deadline = performance.now() + 15_000; shown.length < 900;) {
+        if (performance.now() > deadline) throw new Error(`only ${shown.length} lines shown`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        shown = await numbers();
+      }
+      assert.equal(shown.at(-1), 600000);
+      const broken = shown.findIndex((n, i) => i > 0 && n !== shown[i - 1] + 1);
+      assert.equal(broken, -1, `the lines jump from ${shown[broken - 1]} to ${shown[broken]}`);
+      // Typing still shows at once afterwards.
+      await world.ok(["type", "big", "echo after-$((6*7))\n"]);
+      await waitForPageText(page, /^after-42$/);
+    });
+  });
 });

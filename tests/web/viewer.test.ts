@@ -10,7 +10,15 @@ import { waitUntil } from "../helpers.ts";
 import type { ServerWebSocket } from "../../lib/runtime/mod.ts";
 import { SessionManager } from "../../lib/sessions/manager.ts";
 import { HEADER_BYTES } from "../../lib/web/protocol.ts";
-import { HIGH_WATER, MAX_BEHIND, Viewer, type ViewerHost } from "../../lib/web/viewer.ts";
+import {
+  HIGH_WATER,
+  MAX_BEHIND,
+  PAGE_RATE,
+  SNAPSHOT_MS,
+  Viewer,
+  type ViewerHost,
+  WINDOW,
+} from "../../lib/web/viewer.ts";
 
 /** A socket whose queue is as full as the test says; it keeps what it is sent. */
 class TestSocket implements ServerWebSocket {
@@ -60,6 +68,8 @@ describe("web viewer", () => {
       viewer.receive(JSON.stringify({ t: "watch", name: "s" }));
       const snapshot = socket.texts.find((m) => m.t === "snapshot")!;
       assert.equal(typeof snapshot.data, "string");
+      // The page drew the picture (until it says so, it is sent nothing more).
+      viewer.receive(JSON.stringify({ t: "ack", name: "s", offset: snapshot.offset }));
       session.type("seq 1 3000\n");
       const log = session.terminal.rawLog;
       await session.terminal.waitForText(/^3000$/m);
@@ -88,6 +98,8 @@ describe("web viewer", () => {
         program: ["bash", "--norc", "--noprofile"],
       });
       viewer.receive(JSON.stringify({ t: "watch", name: "s" }));
+      const first = socket.texts.find((m) => m.t === "snapshot")!;
+      viewer.receive(JSON.stringify({ t: "ack", name: "s", offset: first.offset }));
       socket.queued = HIGH_WATER + 1; // The page stopped reading.
       const sentBefore = socket.bytesSent;
       const framesBefore = socket.frames.length;
@@ -111,6 +123,99 @@ describe("web viewer", () => {
         socket.bytesSent - sentBefore < MAX_BEHIND,
         `${socket.bytesSent - sentBefore} bytes`,
       );
+    } finally {
+      viewer.close();
+      await sessions.closeAll();
+    }
+  });
+
+  it("web: a page that reads but has not drawn is sent at most a window, then a picture once it acks", async () => {
+    const sessions = new SessionManager();
+    const socket = new TestSocket(); // Its queue stays empty: the page's socket keeps up.
+    const viewer = new Viewer(socket, "web 1", host(sessions));
+    try {
+      const session = await sessions.open({
+        name: "s",
+        program: ["bash", "--norc", "--noprofile"],
+      });
+      viewer.receive(JSON.stringify({ t: "watch", name: "s" }));
+      const first = socket.texts.find((m) => m.t === "snapshot")!;
+      viewer.receive(JSON.stringify({ t: "ack", name: "s", offset: first.offset }));
+      // Four times what the page may fall behind, while it draws nothing (sends no ack).
+      session.type(`head -c ${4 * MAX_BEHIND} /dev/zero | tr '\\0' x; echo; echo flood-done\n`);
+      await session.terminal.waitForText(/^flood-done$/m, 30_000);
+      const sent = () => socket.frames.reduce((sum, [, length]) => sum + length, 0);
+      assert.ok(sent() <= WINDOW, `${sent()} bytes sent before an ack`);
+      assert.equal(socket.texts.filter((m) => m.t === "snapshot").length, 1);
+      // The page draws what it gets: being far behind, it gets a picture, not the rest.
+      await waitUntil(() => {
+        const last = socket.frames.at(-1);
+        if (last) {
+          viewer.receive(JSON.stringify({ t: "ack", name: "s", offset: last[0] + last[1] }));
+        }
+        return socket.texts.filter((m) => m.t === "snapshot").length === 2;
+      }, "a fresh snapshot");
+      assert.ok(sent() <= WINDOW, `${sent()} bytes sent in all`);
+      // A bad ack is answered, and the loop goes on.
+      viewer.receive(JSON.stringify({ t: "ack", name: "s", offset: "far" }));
+      assert.match(String(socket.texts.at(-1)?.message), /Cannot read an ack of "s"/);
+    } finally {
+      viewer.close();
+      await sessions.closeAll();
+    }
+  });
+
+  it("web: a page that keeps up with a flood is sent it at PAGE_RATE and pictures, and ends current", async () => {
+    const sessions = new SessionManager();
+    const socket = new TestSocket();
+    const viewer = new Viewer(socket, "web 1", host(sessions));
+    // The page draws everything at once: it acks each frame and picture as it comes.
+    const send = socket.send.bind(socket);
+    socket.send = (data) => {
+      send(data);
+      const last = typeof data === "string" ? socket.texts.at(-1) : undefined;
+      const frame = socket.frames.at(-1);
+      const offset = last?.t === "snapshot"
+        ? last.offset as number
+        : typeof data === "string" || frame === undefined
+        ? undefined
+        : frame[0] + frame[1];
+      if (offset !== undefined) {
+        queueMicrotask(() => viewer.receive(JSON.stringify({ t: "ack", name: "s", offset })));
+      }
+    };
+    try {
+      const session = await sessions.open({
+        name: "s",
+        program: ["bash", "--norc", "--noprofile"],
+      });
+      viewer.receive(JSON.stringify({ t: "watch", name: "s" }));
+      const started = performance.now();
+      session.type(`head -c 8000000 /dev/zero | tr '\\0' y; echo; echo flood-$((6*7))\n`);
+      await session.terminal.waitForText(/^flood-42$/m, 60_000);
+      const log = session.terminal.rawLog;
+      // It ends current: the last picture or frame reaches the end of the output.
+      await waitUntil(() => {
+        const frame = socket.frames.at(-1);
+        const shot = socket.texts.filter((m) => m.t === "snapshot").at(-1)!;
+        return Math.max(frame ? frame[0] + frame[1] : 0, shot.offset as number) ===
+          log.totalBytes;
+      }, "the page to be current");
+      const seconds = (performance.now() - started) / 1000;
+      const sent = socket.frames.reduce((sum, [, length]) => sum + length, 0);
+      // What it was sent: at most a window plus PAGE_RATE a second, not 8 MB.
+      assert.ok(sent <= WINDOW + PAGE_RATE * seconds, `${sent} bytes in ${seconds} s`);
+      assert.ok(sent < 8_000_000 / 2, `${sent} bytes`);
+      // The flood's pictures were of the screen; one after it brings the scrollback back.
+      const shots = () => socket.texts.filter((m) => m.t === "snapshot");
+      const screenOnly = Math.min(...shots().slice(1).map((m) => String(m.data).length));
+      await waitUntil(() => {
+        const last = shots().at(-1)!;
+        return last.offset === log.totalBytes && String(last.data).length > 5 * screenOnly;
+      }, "a picture with the scrollback after the flood");
+      const pictures = socket.texts.filter((m) => m.t === "snapshot").length;
+      assert.ok(pictures >= 2, `${pictures} pictures`);
+      assert.ok(pictures <= 2 + seconds * 1000 / SNAPSHOT_MS, `${pictures} in ${seconds} s`);
     } finally {
       viewer.close();
       await sessions.closeAll();

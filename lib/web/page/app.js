@@ -12,7 +12,7 @@ const state = {
   /** This page's client label ("web 3"), from the server's hello. */
   me: null,
   tiles: new Map(),
-  /** The open view: { name, term, id, offset, cols, rows } or null. */
+  /** The open view: { name, term, id, offset, acked, writing, cols, rows } or null. */
   view: null,
   /** The open recording: { id, player } or null. */
   player: null,
@@ -101,8 +101,8 @@ function onMessage(message) {
       view.id = message.id;
       view.term.reset();
       sizeTerm(view, message.cols, message.rows);
-      view.term.write(message.data);
       view.offset = message.offset;
+      draw(view, message.data, message.offset, true);
       return;
     }
     case "resume": {
@@ -146,7 +146,27 @@ function onOutput(frame) {
   if (offset < view.offset) bytes = bytes.subarray(view.offset - offset);
   if (bytes.length === 0) return;
   view.offset += bytes.length;
-  view.term.write(bytes);
+  draw(view, bytes, view.offset, false);
+}
+
+/** Bytes drawn between two acks at most (the server sends at most 256 KiB beyond the last). */
+const ACK_BYTES = 32 * 1024;
+
+/**
+ * Writes output (ending at raw offset `end`) to the view's terminal, and once
+ * it is drawn tells the server how far it got (its flow control): after a
+ * snapshot, when nothing else waits to be drawn, or every ACK_BYTES.
+ */
+function draw(view, data, end, force) {
+  view.writing++;
+  view.term.write(data, () => {
+    view.writing--;
+    if (state.view !== view || (!force && end <= view.acked)) return;
+    if (force || view.writing === 0 || end - view.acked >= ACK_BYTES) {
+      view.acked = Math.max(view.acked, end);
+      send({ t: "ack", name: view.name, offset: end });
+    }
+  });
 }
 
 function onSessions(list) {
@@ -365,7 +385,7 @@ function openView(name) {
     convertEol: false,
     cursorBlink: false,
   });
-  const view = { name, term, id: null, offset: 0, cols: 0, rows: 0 };
+  const view = { name, term, id: null, offset: 0, acked: 0, writing: 0, cols: 0, rows: 0 };
   state.view = view;
   $("screen").replaceChildren();
   term.open($("screen"));
