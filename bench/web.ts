@@ -3,6 +3,8 @@
  * playwright-core, against the built binary's session server:
  * - `termbridge type` to the character painted in the page (p50, p95; the
  *   goal is a p50 under 30 ms), measured with both clocks on the epoch;
+ *   and a key typed in the page by its driver to its echo painted (the
+ *   page's WebSocket path without a command's start-up);
  * - a flood in a session, watched by a page and not: the PTY's throughput
  *   (goal: watched >= 0.9x) and the server's peak RSS;
  * - 50 live sessions (each printing a line a second) on the dashboard, and
@@ -219,6 +221,54 @@ try {
       fixed(percentile(returned, 50))
     } ms p50 of it (start-up to exit)`,
   );
+
+  // 1b. A key typed in the page (the driver's) -> its echo painted: the page's own path.
+  await page.click("#take");
+  await page.waitForFunction(() =>
+    document.getElementById("driver")!.textContent === "you drive it"
+  );
+  await page.evaluate(() => {
+    const g = globalThis as unknown as {
+      termbridge: { state: { view: { term: PageTerm & { onWriteParsed(f: () => void): void } } } };
+      keyLatencies: number[];
+      expecting: { t0: number; length: number } | null;
+    };
+    const term = g.termbridge.state.view.term as PageTerm;
+    const cursorLine = () => {
+      const buffer = term.buffer.active;
+      return buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? "";
+    };
+    g.keyLatencies = [];
+    g.expecting = null;
+    document.addEventListener("keydown", (event) => {
+      if (event.key.length === 1) {
+        g.expecting = { t0: performance.now(), length: cursorLine().length + 1 };
+      }
+    }, true);
+    term.onWriteParsed(() => {
+      const expecting = g.expecting;
+      if (expecting === null || cursorLine().length !== expecting.length) return;
+      g.expecting = null;
+      requestAnimationFrame(() => g.keyLatencies.push(performance.now() - expecting.t0));
+    });
+  });
+  for (let i = 0; i < ROUNDS; i++) {
+    await page.keyboard.press(String.fromCharCode(97 + i % 26));
+    await page.waitForFunction(
+      (n) => (globalThis as unknown as { keyLatencies: number[] }).keyLatencies.length === n,
+      i + 1,
+    );
+    if (i % 40 === 39) await page.keyboard.press("Enter"); // cat prints the line; a new one.
+  }
+  const keys = await page.evaluate(() =>
+    (globalThis as unknown as { keyLatencies: number[] }).keyLatencies
+  );
+  console.log(
+    `a key typed in the page (its driver) -> its echo painted (${ROUNDS} keys): p50 ${
+      fixed(percentile(keys, 50))
+    } ms, p95 ${fixed(percentile(keys, 95))} ms (the page's WebSocket, the server, the PTY)`,
+  );
+  await page.click("#release");
 
   // 2. Flood, unwatched then watched.
   await tb("new", "flood", "--", "bash", "--norc", "--noprofile");
