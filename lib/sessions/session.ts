@@ -6,7 +6,7 @@
  */
 
 import { basename, dirname } from "node:path";
-import { type ExitStatus, runtime } from "../runtime/mod.ts";
+import { runtime } from "../runtime/mod.ts";
 import type { RuleMatch } from "../policy/types.ts";
 import { currentClient } from "../safety/client.ts";
 import { Guard } from "../safety/guard.ts";
@@ -18,92 +18,15 @@ import { WaitTimeoutError } from "../terminal/errors.ts";
 import { CastRecorder, checkRecordTarget } from "./recorder.ts";
 import { OutputPipe } from "./output_pipe.ts";
 import { type IntegratedShell, integrateShell, supportsLineChecks } from "./shell_integration.ts";
+import type { CommandResult, SessionInfo, SessionOptions } from "./session_types.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
-import { type TypedLine, TypedLineChannel, type TypedLineCheck } from "./typed_lines.ts";
+import { SentLineChecks } from "./sent_lines.ts";
+import { type TypedLine, TypedLineChannel } from "./typed_lines.ts";
 import { idleFor, settledFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 import { limitCommandTime } from "./command_timer.ts";
-import { type LimitHit, type Limits, sandboxPrefix, type SandboxSettings } from "../sandbox/mod.ts";
+import { sandboxPrefix } from "../sandbox/mod.ts";
 
-/** How the end of a command was known. */
-export type Completion = "shell-integration" | "screen-stable";
-
-/** How to open a session. */
-export interface SessionOptions {
-  name: string;
-  /** Program and arguments; default: the user's shell (`$SHELL`, else bash, else sh). */
-  program?: string[];
-  cwd?: string;
-  /** Variables added to termbridge's environment. */
-  env?: Record<string, string>;
-  cols?: number;
-  rows?: number;
-  scrollback?: number;
-  /** Record the session to this asciicast file (an absolute path) from the start. */
-  record?: string;
-  /** Replace `record` even when it exists and is not an asciicast recording. */
-  recordOverwrite?: boolean;
-  /** Record what is sent to the program too (typed passwords included); default: output only. */
-  recordInput?: boolean;
-  /** Told of each recording the session starts (its file), e.g. for the dashboard's list. */
-  onRecord?: (path: string) => void;
-  /** The sandbox the program runs in (default: off). */
-  sandbox?: SandboxSettings;
-  /** Resource limits of the program, and `commandSeconds` for each command its shell runs. */
-  limits?: Limits;
-  /** Told of every limit the session hits (for the audit log). */
-  onLimit?: (hit: LimitHit) => void;
-  /**
-   * Checks each line the shell (bash or zsh) is about to run, at the moment
-   * Enter is accepted; a refused line is not run and the shell says why.
-   * Leave it out when the policy allows everything: then the hooks cost nothing.
-   */
-  lineCheck?: TypedLineCheck;
-  /** Policy, approvals and audit of the program, `exec` and `input` (default: none). */
-  guard?: Guard;
-  /**
-   * How long a shell may take to show its first prompt (its start-up files
-   * run first), in milliseconds; default {@linkcode FIRST_PROMPT_MS}.
-   */
-  startTimeoutMs?: number;
-}
-
-/** What `exec` and `input` report. */
-export interface CommandResult {
-  /** The command line (for `input`, the text sent). */
-  command: string;
-  /** The command's own output: no echoed command line, no prompt. */
-  output: string;
-  /** The exit code once completed (null while running or when unknown). */
-  exitCode: number | null;
-  status: "completed" | "running";
-  /** The working directory after the command, as the shell reported it. */
-  cwd: string;
-  completion: Completion;
-  /** Whether output was dropped from the front (the output ceiling was reached). */
-  truncated: boolean;
-  /**
-   * Set when the session's shell itself ended while running the command (an
-   * `exit`, or `set -e` and a failure): says so, with its code.
-   */
-  shellExited?: string;
-}
-
-/** A row of `list`. */
-export interface SessionInfo {
-  name: string;
-  program: string[];
-  pid: number;
-  cols: number;
-  rows: number;
-  cwd: string;
-  /** The command running now, or null at the prompt. */
-  running: string | null;
-  /** Milliseconds since the last output. */
-  idleMs: number;
-  integration: "shell" | "none";
-  exitStatus: ExitStatus | null;
-  recording: string | null;
-}
+export type { CommandResult, Completion, SessionInfo, SessionOptions } from "./session_types.ts";
 
 /** How long a fallback exec waits for the screen to settle. */
 const SETTLE_MS = 400;
@@ -140,6 +63,7 @@ export class Session {
   #stopRecording: (() => void) | undefined;
   #stopTimer: (() => void) | undefined;
   readonly #guard: Guard;
+  readonly #checks: SentLineChecks;
   readonly #env: Record<string, string>;
   readonly #onRecord: ((path: string) => void) | undefined;
 
@@ -150,6 +74,7 @@ export class Session {
   ) {
     const env = { ...runtime.env(), ...options.env };
     this.#guard = options.guard ?? Guard.open();
+    this.#checks = new SentLineChecks(this.#guard);
     this.#env = env;
     this.#onRecord = options.onRecord;
     this.name = options.name;
@@ -228,7 +153,7 @@ export class Session {
           aliases: typed.aliases,
           preApproved: opened.session?.takeApproval(typed.line),
           // A line exec sent is one event: sent by exec's client, seen by the shell.
-          origin: opened.session !== undefined && opened.session.#takeExecLine(typed.line)
+          origin: opened.session !== undefined && opened.session.#checks.takeExecLine(typed.line)
             ? "exec"
             : "typed",
         }, { ...actor, ...clientOf(opened.session) }));
@@ -353,7 +278,7 @@ export class Session {
       timeoutMs,
       signal,
     ).catch(() => {}); // Reported as `running` below.
-    this.#recordUnchecked();
+    this.#checks.recordUnchecked();
     if (running.start === undefined && this.#shell.ended(running)) {
       this.#shell.running = undefined;
       return this.#idleResult(command);
@@ -574,47 +499,20 @@ export class Session {
     this.#lines?.close();
   }
 
-  /**
-   * The guard's check of a line about to be sent (throws PolicyDeniedError
-   * when refused). Once approved, the shell's own check of the same line
-   * does not ask again.
-   */
+  /** The guard's check of a line about to be sent (see SentLineChecks.check). */
   async #check(origin: "exec" | "input", line: string): Promise<void> {
-    this.#approved = null;
     // What reads the line: the shell at its prompt, or the program in the foreground (`python3`).
     const atShellPrompt = origin === "exec" && this.integration === "shell";
     const readBy = atShellPrompt ? undefined : this.terminal.foreground()?.programs;
-    // The shell's own check records an exec'd line it is about to run (once, not twice).
-    const byShell = origin === "exec" && this.#lines !== undefined;
-    this.#execLine = null;
-    const actor = this.#guard.actor({ session: this.name });
-    const cwd = this.#shell.cwd;
-    const verdict = await this.#guard.checkCommand(
-      {
-        origin,
-        line,
-        cwd,
-        env: this.#env,
-        recordedByShell: byShell,
-        ...(readBy ? { readBy } : {}),
-      },
-      actor,
-    );
-    if (byShell && this.#guard.audit.enabled) {
-      this.#execLine = line;
-      // Recorded here after all if the shell never checks it (something else reads the line).
-      this.#unchecked = () =>
-        this.#guard.record(actor, {
-          event: "command",
-          origin,
-          line,
-          cwd,
-          decision: verdict?.decision ?? "allow",
-          rule: verdict?.rule ?? null,
-          reason: verdict?.reason ?? "no policy",
-        });
-    }
-    if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };
+    await this.#checks.check({
+      origin,
+      line,
+      cwd: this.#shell.cwd,
+      env: this.#env,
+      ...(readBy ? { readBy } : {}),
+      // The shell's own check records an exec'd line it is about to run (once, not twice).
+      recordedByShell: origin === "exec" && this.#lines !== undefined,
+    }, this.#guard.actor({ session: this.name }));
   }
 
   /** The server's client that last wrote to the program (see lib/safety/client.ts). */
@@ -633,38 +531,12 @@ export class Session {
     this.#lastClient = label;
   }
 
-  /** The line whose "ask" was just approved when it was sent, and by which rule. */
-  #approved: { line: string; rule: RuleMatch } | null = null;
-
-  /** The line exec is sending, until the shell's typed-line check takes it. */
-  #execLine: string | null = null;
-
-  /** Records exec's line when the shell did not check it. */
-  #unchecked: (() => void) | undefined;
-
-  /** Whether `line` is the one exec sent (used once). */
-  #takeExecLine(line: string): boolean {
-    const sent = this.#execLine === line;
-    this.#execLine = null;
-    if (sent) this.#unchecked = undefined;
-    return sent;
-  }
-
-  /** Records exec's line if the shell has not checked it by now. */
-  #recordUnchecked(): void {
-    this.#unchecked?.();
-    this.#unchecked = undefined;
-    this.#execLine = null;
-  }
-
   /**
    * The rule whose "ask" was approved when `line` was sent, for the shell's
    * check of the same line; used once.
    */
   takeApproval(line: string): RuleMatch | undefined {
-    const approved = this.#approved?.line === line ? this.#approved.rule : undefined;
-    this.#approved = null;
-    return approved;
+    return this.#checks.takeApproval(line);
   }
 
   /**
