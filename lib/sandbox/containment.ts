@@ -26,7 +26,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
 import { killMarked, MARKER_WATCHDOG, ownerVariable, sweepMarked } from "./containment_marker.ts";
-import { enableV2Controllers, sweepAbandonedV1, v1Roots } from "./tree_limits.ts";
+import { abandonedCgroups, enableV2Controllers, sweepAbandonedV1, v1Roots } from "./tree_limits.ts";
 
 /**
  * The watchdog, started in a session of its own and detached (its parent
@@ -235,16 +235,7 @@ function removeTree(path: string): boolean {
  * ran in) could not.
  */
 function sweepAbandoned(own: string): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(own);
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    const pid = /^termbridge-(\d+)$/.exec(name)?.[1];
-    if (pid === undefined || pid === String(process.pid) || existsSync(`/proc/${pid}`)) continue;
-    const path = join(own, name);
+  for (const path of abandonedCgroups(own)) {
     if (populated(path)) terminalCgroup(path).kill();
     removeTree(path);
   }

@@ -206,23 +206,32 @@ export function joinPrefix(joins: string[]): string[] {
   ];
 }
 
-/** Removes the v1 tree cgroups of termbridge processes that are gone (their watchdog was killed too). */
+/**
+ * The `termbridge-PID` directories in cgroup directory `own` whose termbridge
+ * process is gone (its watchdog, killed along with it, could not remove them).
+ */
+export function abandonedCgroups(own: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(own);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    const pid = /^termbridge-(\d+)$/.exec(name)?.[1];
+    return pid !== undefined && pid !== String(process.pid) && !existsSync(`/proc/${pid}`);
+  }).map((name) => join(own, name));
+}
+
+/** Removes the v1 tree cgroups of termbridge processes that are gone. */
 export function sweepAbandonedV1(): void {
   for (const own of ownV1Dirs().values()) {
-    let names: string[];
-    try {
-      names = readdirSync(own);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const pid = /^termbridge-(\d+)$/.exec(name)?.[1];
-      if (pid === undefined || pid === String(process.pid) || existsSync(`/proc/${pid}`)) continue;
+    for (const dir of abandonedCgroups(own)) {
       try {
-        for (const tree of readdirSync(join(own, name))) {
-          if (existsSync(join(own, name, tree, "cgroup.procs"))) rmdirSync(join(own, name, tree));
+        for (const tree of readdirSync(dir)) {
+          if (existsSync(join(dir, tree, "cgroup.procs"))) rmdirSync(join(dir, tree));
         }
-        rmdirSync(join(own, name));
+        rmdirSync(dir);
       } catch {
         // Still holding a process: the next start tries again.
       }

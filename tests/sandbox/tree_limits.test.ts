@@ -46,21 +46,21 @@ function sleepers(seconds: string): number[] {
   }).map(Number);
 }
 
+/** The agent's enclosure with only tree limits, working in `dir`. */
+function enclose(dir: string, tree: { processes: number; memoryBytes: number }) {
+  return encloseAgent(
+    { sandbox: undefined, writable: [], limits: {}, tree },
+    { workspace: dir, wd: dir, env: runtime.env(), program: "/bin/sh" },
+  );
+}
+
 describe("agent tree limits", () => {
   itWhen(
     possible,
     "agentTreeTasks: forks beyond the ceiling fail in the whole tree; ending it leaves no cgroup",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "tb-tree-limits-"));
-      const enclosure = await encloseAgent(
-        {
-          sandbox: undefined,
-          writable: [],
-          limits: {},
-          tree: { processes: 8, memoryBytes: 0 },
-        },
-        { workspace: dir, wd: dir, env: runtime.env(), program: "/bin/sh" },
-      );
+      const enclosure = await enclose(dir, { processes: 8, memoryBytes: 0 });
       // Twenty background sleeps (a length of their own, to find them): at most 8 tasks fit, and
       // the shell, one of them, gives up at the first fork that fails.
       const seconds = String(600 + Math.floor(Math.random() * 300));
@@ -99,15 +99,7 @@ describe("agent tree limits", () => {
     "agentTreeMemoryBytes: a tree using more memory than the ceiling is killed by the kernel",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "tb-tree-limits-"));
-      const enclosure = await encloseAgent(
-        {
-          sandbox: undefined,
-          writable: [],
-          limits: {},
-          tree: { processes: 0, memoryBytes: 64 << 20 },
-        },
-        { workspace: dir, wd: dir, env: runtime.env(), program: "/bin/sh" },
-      );
+      const enclosure = await enclose(dir, { processes: 0, memoryBytes: 64 << 20 });
       // The shell keeps 200 MB of a command's output in its own memory.
       const child = runtime.spawnPiped({
         argv: [
