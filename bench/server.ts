@@ -192,6 +192,7 @@ try {
   progress("100-step script");
   const steps = stepTimes(await bash(hundredStepScript(100), env));
   const ours = steps.get("termbridge")!;
+  const oneConnection = steps.get("termbridge-run-server")!;
   const waitFor = steps.get("tmux-wait-for")!;
   const polling = steps.get("tmux-polling")!;
   say("");
@@ -201,13 +202,20 @@ try {
   say("| --- | --- | --- | --- | --- |");
   for (
     const [name, figures] of [["termbridge exec", ours], [
+      "termbridge run --server (one connection; wrong = the script failed)",
+      oneConnection,
+    ], [
       "tmux send-keys + wait-for + capture-pane",
       waitFor,
     ], ["tmux send-keys + polling capture-pane", polling]] as const
   ) {
     say(
       `| ${name} | ${fixed(figures.ms, 0)} | ${fixed(figures.ms / 100, 2)} | ${figures.wrong} | ${
-        name.startsWith("tmux") ? `${fixed(figures.ms / ours.ms, 2)}x` : "-"
+        name.startsWith("tmux")
+          ? `${fixed(figures.ms / ours.ms, 2)}x (run --server: ${
+            fixed(figures.ms / oneConnection.ms, 2)
+          }x)`
+          : "-"
       } |`,
     );
   }
