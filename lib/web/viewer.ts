@@ -63,6 +63,9 @@ const BUSY_FRAME_MS = 100;
 /** What one send must carry for the next to wait {@linkcode BUSY_FRAME_MS}. */
 const BUSY_BYTES = 16 * 1024;
 
+/** How long the output must pause for a flood to be over (then the scrollback is sent). */
+const QUIET_MS = 200;
+
 /** How soon to look again at output that came faster than PAGE_RATE. */
 const FLOOD_WAIT_MS = 50;
 
@@ -93,6 +96,8 @@ interface Watch {
   partial: boolean;
   /** The log's totalBytes at the last pump (to tell a flood that stopped). */
   seen: number;
+  /** When a pump last saw the output grow (performance.now()). */
+  grewAt: number;
   /** Bytes the page may be sent now (refilled at PAGE_RATE up to WINDOW; negative after a picture). */
   budget: number;
   /** When the budget was last refilled (performance.now()). */
@@ -209,6 +214,7 @@ export class Viewer {
       snapshotAt: -Infinity,
       partial: false,
       seen: -1,
+      grewAt: -Infinity,
       budget: WINDOW,
       refilledAt: performance.now(),
       cols: terminal.cols,
@@ -344,18 +350,22 @@ export class Viewer {
         this.send({ t: "size", id: watch.id, cols: watch.cols, rows: watch.rows });
       }
       const log = terminal.rawLog;
-      const grew = log.totalBytes !== watch.seen;
+      const now = performance.now();
+      if (log.totalBytes !== watch.seen) watch.grewAt = now;
       watch.seen = log.totalBytes;
       if (watch.offset === log.totalBytes && !watch.partial) continue;
-      const now = performance.now();
       watch.budget = Math.min(WINDOW, watch.budget + (now - watch.refilledAt) * PAGE_RATE / 1000);
       watch.refilledAt = now;
       const room = WINDOW - (watch.offset - watch.acked);
       const behind = log.totalBytes - watch.offset;
       const kept = log.totalBytes - log.byteLength;
-      const flooded = watch.offset < kept || behind > MAX_BEHIND;
-      // After pictures of the screen alone, the flood is over once the output stops a moment.
-      const over = watch.partial && !flooded && !grew;
+      // After pictures of the screen alone, the flood is over once the output stops a moment;
+      // until then the page gets pictures of the screen only, not the bytes between them.
+      const quiet = now - watch.grewAt >= QUIET_MS;
+      const flooded = watch.offset < kept || behind > MAX_BEHIND ||
+        (watch.partial && !quiet && behind > 0);
+      const over = watch.partial && quiet;
+      if (watch.partial && !quiet) this.#schedule(QUIET_MS); // To see the flood end.
       if (flooded || over) {
         // Too far behind: a picture instead of the bytes, once the page has drawn what it has;
         // of the screen alone while the flood goes on, with the scrollback once it is over.
@@ -368,10 +378,9 @@ export class Viewer {
           this.#schedule(wait);
           continue;
         }
-        this.#snapshot(name, watch, flooded);
+        this.#snapshot(name, watch, !over);
         continue;
       }
-      if (watch.partial) this.#schedule(BUSY_FRAME_MS); // To see the flood end.
       if (watch.offset === log.totalBytes) continue;
       if (room <= 0) continue; // Its ack schedules the next pump.
       const due = Math.min(behind, room);
