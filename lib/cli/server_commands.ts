@@ -46,7 +46,7 @@ directory. Prints nothing when there are none; with no server running it says
 so on stderr and starts none.`,
   },
   exec: {
-    usage: "exec NAME [--timeout S] [--follow] COMMAND...",
+    usage: "exec NAME [--timeout S] [--follow] [--no-follow] COMMAND...",
     summary: "run a command in a session's shell; print its output, exit with its code",
     help: `Runs COMMAND (the words joined by spaces, as ssh does) in session NAME's
 shell, waits until it ends, prints its output and exits with its exit code
@@ -56,7 +56,8 @@ written so far, says so on stderr and exits with 124; the command keeps
 running ("exec NAME ''" collects more, "key NAME C-c" interrupts it).
 With --follow the output is printed as it comes, line by line (a line is
 printed when it ends; the rest when the command ends), and the exit code is
-still the command's. --follow --json prints one JSON object a line (NDJSON):
+still the command's; it is the default when stdout is a terminal (without
+--json): --no-follow prints it all when the command ends. --follow --json prints one JSON object a line (NDJSON):
 {"event":"output","text"} as lines come, then {"event":"result",...} (the
 --json result without its output). Ctrl+C stops following (130); the
 command goes on in the session.

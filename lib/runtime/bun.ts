@@ -9,7 +9,7 @@ import { connectUnix } from "./bun_unix.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./bun_http.ts";
 import { loadLibc } from "./bun_libc.ts";
-import { lstat } from "./bun_stat.ts";
+import { isatty, lstat } from "./bun_stat.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
 import { signalName } from "./signals.ts";
@@ -143,11 +143,11 @@ export const bunRuntime: Runtime = {
   writeStderr: orderedWriter((data) => writeTo("stderr", data)),
   isTerminal(stream) {
     guardStreams(); // Asked by the modes that go on to use the streams themselves.
-    // node:tty is loaded here, not at start-up: loading it costs a short-lived command about
-    // 15 ms of CPU (bench/RESULTS.md, issue 16), and the subcommands never ask.
-    const tty = import.meta.require("node:tty") as typeof import("node:tty");
-    return tty.isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]);
+    // Not node:tty: loading it costs a short-lived command about 15 ms of CPU (bench/RESULTS.md,
+    // issue 16).
+    return isatty({ stdin: 0, stdout: 1, stderr: 2 }[stream]);
   },
+  outputIsTerminal: () => isatty(1),
   setRawMode: (enabled) => void process.stdin.setRawMode(enabled),
   consoleSize() {
     guardStreams();

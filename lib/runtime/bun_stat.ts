@@ -1,8 +1,10 @@
 /// <reference types="bun-types" />
 /**
- * lstat(2) for Bun without node:fs: glibc's statx() through bun:ffi, whose
- * `struct statx` has the same layout on every Linux architecture. Loaded on
- * first use; where statx() is missing, node:fs does it.
+ * lstat(2) and isatty(3) for Bun without node:fs and node:tty (each costs a
+ * short-lived command several ms at start-up): glibc's statx(), whose
+ * `struct statx` has the same layout on every Linux architecture, and
+ * isatty(), through bun:ffi. Loaded on first use; where they are missing,
+ * node:fs and node:tty do it.
  * @module
  */
 
@@ -28,6 +30,7 @@ const ERRNO_NAMES: Record<number, string> = {
 type Statx = (path: Uint8Array) => PathInfo;
 
 let statx: Statx | undefined;
+let isattyCall: ((fd: number) => boolean) | undefined;
 
 function kindOf(mode: number): PathInfo["kind"] {
   switch (mode & 0o170000) {
@@ -48,8 +51,10 @@ function loadStatx(): Statx {
   const { i32, u32, ptr } = FFIType;
   const c = dlopen("libc.so.6", {
     statx: { args: [i32, ptr, i32, u32, ptr], returns: i32 },
+    isatty: { args: [i32], returns: i32 },
     __errno_location: { args: [], returns: ptr },
   }).symbols;
+  isattyCall = (fd) => c.isatty(fd) === 1;
   const buffer = new Uint8Array(256);
   const view = new DataView(buffer.buffer);
   return (path) => {
@@ -69,14 +74,22 @@ const viaNodeFs: Statx = (path) => {
   return { kind: kindOf(info.mode), uid: info.uid, mode: info.mode & 0o7777 };
 };
 
+function load(): Statx {
+  try {
+    return statx ??= loadStatx();
+  } catch {
+    isattyCall = (fd) => (import.meta.require("node:tty") as typeof import("node:tty")).isatty(fd);
+    return statx = viaNodeFs;
+  }
+}
+
 /** lstat(2) of `path` (see `Runtime.lstat`). */
 export function lstat(path: string): PathInfo {
-  if (statx === undefined) {
-    try {
-      statx = loadStatx();
-    } catch {
-      statx = viaNodeFs;
-    }
-  }
-  return statx(new TextEncoder().encode(path + "\0"));
+  return load()(new TextEncoder().encode(path + "\0"));
+}
+
+/** Whether descriptor `fd` is a terminal. */
+export function isatty(fd: number): boolean {
+  load();
+  return isattyCall!(fd);
 }

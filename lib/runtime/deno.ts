@@ -102,6 +102,7 @@ export const denoRuntime: Runtime = {
   writeStderr: orderedWriter((data) => writeAll(Deno.stderr, data)),
   isTerminal: (stream) =>
     ({ stdin: Deno.stdin, stdout: Deno.stdout, stderr: Deno.stderr })[stream].isTerminal(),
+  outputIsTerminal: () => Deno.stdout.isTerminal(),
   setRawMode: (enabled) => Deno.stdin.setRaw(enabled),
   consoleSize() {
     try {

@@ -128,6 +128,12 @@ export interface Runtime {
   writeStderr(data: Uint8Array | string): Promise<void>;
   /** Whether a standard stream is a terminal. */
   isTerminal(stream: "stdin" | "stdout" | "stderr"): boolean;
+  /**
+   * Whether stdout is a terminal, for a short-lived command choosing how to
+   * print: unlike `isTerminal`, it leaves Node's streams alone (making
+   * them costs a Bun process a few ms; a mode that uses them asks `isTerminal`).
+   */
+  outputIsTerminal(): boolean;
   /** Switches termbridge's stdin terminal into or out of raw mode. */
   setRawMode(enabled: boolean): void;
   /** Size of termbridge's own terminal, or null when stdout is not one. */

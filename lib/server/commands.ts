@@ -211,7 +211,7 @@ const TABLE: Record<string, Subcommand> = {
     },
   },
   exec: {
-    options: { timeout: "value", follow: "flag" },
+    options: { timeout: "value", follow: "flag", "no-follow": "flag" },
     textAfter: 1,
     async run(call) {
       const name = sessionName("exec", call.args.words, SUBCOMMAND_HELP.exec.usage);
@@ -222,7 +222,13 @@ const TABLE: Record<string, Subcommand> = {
       }-- ${command}`;
       // --follow: whole lines printed as they come (with --json one "output" object a line);
       // the rest from the result. Ctrl+C stops following; the command goes on.
-      const follow = call.args.options.follow === true;
+      // Streamed by default to a person (stdout a terminal), not to a script; --json only when asked.
+      const { follow: asked, "no-follow": notAsked } = call.args.options;
+      if (asked === true && notAsked === true) {
+        throw new UsageError(`Cannot run "exec": give --follow or --no-follow, not both`);
+      }
+      const follow = asked === true ||
+        (notAsked !== true && !call.json && runtime.outputIsTerminal());
       const from = follow ? await outputEnd(call.rpc, name) : 0;
       const running = consoleLine(call, name, [], raw);
       running.catch(() => {}); // Left behind by Ctrl+C: the connection closes under it.
