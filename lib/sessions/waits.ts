@@ -91,6 +91,9 @@ export function idleFor(
   });
 }
 
+/** How long a program without shell integration that prints without a pause takes to count as started. */
+export const STEADY_OUTPUT_MS = 2000;
+
 /**
  * Resolves once `terminal` printed nothing for `idleMs` and its foreground
  * program sits idle: what its process group does looks the same at the
@@ -99,13 +102,23 @@ export function idleFor(
  * one that starts slowly without a word (a pyenv shim runs pyenv's scripts
  * for a second or more before it execs python) is waited for. A program
  * that keeps working without output past `timeoutMs` is taken as ready
- * once the screen was quiet for `idleMs`.
+ * once the screen was quiet for `idleMs`; one that prints without a pause
+ * (`ping -i 0.1`, a progress meter, a `tail -f` of a busy log) is taken as
+ * started once it has printed for `steadyMs`: it runs, and it never gives
+ * the quiet that would say more.
  * @throws {WaitTimeoutError} after `timeoutMs` when the screen never went quiet
+ *   (only when `timeoutMs` is shorter than `steadyMs`)
  */
-export function settledFor(terminal: Terminal, idleMs: number, timeoutMs: number): Promise<void> {
+export function settledFor(
+  terminal: Terminal,
+  idleMs: number,
+  timeoutMs: number,
+  steadyMs = STEADY_OUTPUT_MS,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let idle: ReturnType<typeof setTimeout> | undefined;
     let quietSince = performance.now();
+    let printingSince: number | undefined;
     let look = terminal.activity()?.look;
     const finish = (outcome: () => void) => {
       clearTimeout(idle);
@@ -118,6 +131,7 @@ export function settledFor(terminal: Terminal, idleMs: number, timeoutMs: number
       const now = terminal.activity();
       if (now === null || !now.busy && now.look === look) return finish(resolve);
       look = now.look;
+      printingSince = undefined; // A pause: output after it starts a new steady stretch.
       idle = setTimeout(check, idleMs);
     };
     const restart = () => {
@@ -138,9 +152,12 @@ export function settledFor(terminal: Terminal, idleMs: number, timeoutMs: number
         )
       );
     }, timeoutMs);
-    const stop = terminal.onChange(() =>
-      terminal.exitStatus !== null ? finish(resolve) : restart()
-    );
+    const stop = terminal.onChange(() => {
+      if (terminal.exitStatus !== null) return finish(resolve);
+      printingSince ??= performance.now();
+      if (performance.now() - printingSince >= steadyMs) return finish(resolve);
+      restart();
+    });
     if (terminal.exitStatus !== null) finish(resolve);
     else restart();
   });

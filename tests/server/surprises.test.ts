@@ -93,6 +93,15 @@ describe("session server: no silent surprises", () => {
       );
     }));
 
+  it("a program that prints without a pause opens (it never gives 400 ms of quiet)", () =>
+    inWorld(BUILD, async (world) => {
+      const started = performance.now();
+      await world.ok(["new", "y", "--", "sh", "-c", "while :; do echo y; sleep 0.1; done"]);
+      assert.ok(performance.now() - started < 8000, "opened once it printed steadily");
+      assert.match(await world.ok(["ls"]), /^y\b/m);
+      assert.match(await world.ok(["screen", "y"]), /^y$/m);
+    }));
+
   it("a recording is 0600 and has no input unless --record-input", () =>
     inWorld(BUILD, async (world) => {
       const cast = join(world.dir, "s.cast");
