@@ -16,6 +16,7 @@
  */
 
 import type { Terminal } from "../terminal/terminal.ts";
+import { castHeader } from "./recorder.ts";
 
 /** How a live cast is made. */
 export interface LiveCastOptions {
@@ -146,15 +147,9 @@ export function liveCast(terminal: Terminal, options: LiveCastOptions = {}): Liv
   const stream = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
-      const header: Record<string, unknown> = {
-        version: 2,
-        width: first.cols,
-        height: first.rows,
-        timestamp: Math.floor(Date.now() / 1000),
-      };
-      if (options.title) header.title = options.title;
-      if (options.env) header.env = options.env;
-      line(header);
+      line(
+        castHeader({ cols: first.cols, rows: first.rows, title: options.title, env: options.env }),
+      );
       line([0, "o", first.data]);
       // Output that came meanwhile (none: this runs at once) or an exit already seen.
       queueMicrotask(onOutput);

@@ -19,6 +19,20 @@ export interface CastHeader {
   idleTimeLimit?: number;
 }
 
+/** The asciicast v2 header line's object for `header`, stamped now. */
+export function castHeader(header: CastHeader): Record<string, unknown> {
+  const head: Record<string, unknown> = {
+    version: 2,
+    width: header.cols,
+    height: header.rows,
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+  if (header.title) head.title = header.title;
+  if (header.env) head.env = header.env;
+  if (header.idleTimeLimit !== undefined) head.idle_time_limit = header.idleTimeLimit;
+  return head;
+}
+
 /** Writes one asciicast v2 file; every event is written as it happens. */
 export class CastRecorder {
   readonly path: string;
@@ -44,16 +58,7 @@ export class CastRecorder {
     } catch (error) {
       throw fileErrorFrom(error, "record to", path);
     }
-    const head: Record<string, unknown> = {
-      version: 2,
-      width: header.cols,
-      height: header.rows,
-      timestamp: Math.floor(Date.now() / 1000),
-    };
-    if (header.title) head.title = header.title;
-    if (header.env) head.env = header.env;
-    if (header.idleTimeLimit !== undefined) head.idle_time_limit = header.idleTimeLimit;
-    this.#line(head);
+    this.#line(castHeader(header));
   }
 
   /** Output bytes of the program (decoded as a stream: split characters survive). */
