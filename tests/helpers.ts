@@ -3,7 +3,7 @@
  * @module
  */
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { runtime } from "../lib/runtime/mod.ts";
 import { Terminal, type TerminalOptions } from "../lib/terminal/terminal.ts";
 
@@ -71,4 +71,11 @@ export async function waitUntil(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Whether `program` is an executable file in a directory of PATH (no process started: nothing for Deno's sanitizer to count). */
+export function onPath(program: string): boolean {
+  return (runtime.env().PATH ?? "").split(":").some((dir) =>
+    dir !== "" && existsSync(`${dir}/${program}`)
+  );
 }

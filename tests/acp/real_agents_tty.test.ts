@@ -11,15 +11,10 @@ import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { FAKE_AGENTS, shellCall, startFakeAgent } from "./fake_models/kit.ts";
 import { termbridgeUnderTest, withTempDir } from "./acp_run.ts";
+import { onPath } from "../helpers.ts";
 
 /** Whether tmux is installed (the terminal a person would use). */
-const HAS_TMUX = await (async () => {
-  const probe = runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] });
-  // Closed here, before any test: Deno's sanitizer counts a pipe closed later against that test.
-  await probe.stdin.close();
-  const [status] = await Promise.all([probe.exited, new Response(probe.stdout).text()]);
-  return status.exitCode === 0;
-})();
+const HAS_TMUX = onPath("tmux");
 
 /** Runs tmux on a private socket in `dir`; returns its stdout. */
 async function tmux(dir: string, args: string[]): Promise<string> {

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
 import { agentArgv, demoAgentArgv, termbridgeUnderTest, withTempDir } from "./acp_run.ts";
+import { onPath } from "../helpers.ts";
 
 /** Longest wait for one thing to show on the screen (the machine may be loaded). */
 const STEP_MS = 20_000;
@@ -52,8 +53,7 @@ async function lastLine(terminal: Terminal, check: (line: string) => boolean, wh
 }
 
 /** Whether tmux is installed (the terminal a person would use). */
-const HAS_TMUX = await runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] })
-  .exited.then((status) => status.exitCode === 0);
+const HAS_TMUX = onPath("tmux");
 
 /** Runs tmux on a private socket in `dir`; returns its stdout. */
 async function tmux(dir: string, args: string[]): Promise<string> {

@@ -6,15 +6,10 @@ import { describe, it, itWhen } from "../harness.ts";
 import { McpProcess } from "../mcp/_kit.ts";
 import { ReplDriver, TIMEOUT_MS } from "../repl/_driver.ts";
 import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
+import { onPath } from "../helpers.ts";
 
 /** Whether tmux is installed (the attached client's terminal). */
-const HAS_TMUX = await (async () => {
-  const probe = runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] });
-  // Closed here, before any test: Deno's sanitizer counts a pipe closed later against that test.
-  await probe.stdin.close();
-  const [status] = await Promise.all([probe.exited, new Response(probe.stdout).text()]);
-  return status.exitCode === 0;
-})();
+const HAS_TMUX = onPath("tmux");
 
 /** Runs tmux on the world's private tmux socket and returns its stdout. */
 async function tmux(world: World, args: string[]): Promise<string> {

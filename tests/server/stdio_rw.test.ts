@@ -12,17 +12,12 @@ import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { describe, it, itWhen } from "../harness.ts";
 import { BINARY_CURRENT, inWorld } from "./_kit.ts";
+import { onPath } from "../helpers.ts";
 
 const BUILD = BINARY_CURRENT ? "binary" : "source";
 
 /** Whether tmux is installed. */
-const HAS_TMUX = await (async () => {
-  const probe = runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] });
-  // Closed here, before any test: Deno's sanitizer counts a pipe closed later against that test.
-  await probe.stdin.close();
-  const [status] = await Promise.all([probe.exited, new Response(probe.stdout).text()]);
-  return status.exitCode === 0;
-})();
+const HAS_TMUX = onPath("tmux");
 
 describe("session server: a program's stdio is its terminal, read-write", () => {
   it("writing to stdin works in a session's shell", () =>

@@ -18,19 +18,13 @@ import {
 import { dirname, join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { describe, it, itWhen } from "../harness.ts";
-import { waitUntil } from "../helpers.ts";
+import { onPath, waitUntil } from "../helpers.ts";
 import { BINARY_CURRENT, inWorld, termbridgeFor, type World } from "./_kit.ts";
 
 const BUILD = BINARY_CURRENT ? "binary" : "source";
 
 /** Whether tmux is installed (the attached client's terminal). */
-const HAS_TMUX = await (async () => {
-  const probe = runtime.spawnPiped({ argv: ["sh", "-c", "command -v tmux >/dev/null"] });
-  // Closed here, before any test: Deno's sanitizer counts a pipe closed later against that test.
-  await probe.stdin.close();
-  const [status] = await Promise.all([probe.exited, new Response(probe.stdout).text()]);
-  return status.exitCode === 0;
-})();
+const HAS_TMUX = onPath("tmux");
 
 /** Polls an async condition until it holds. */
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
