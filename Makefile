@@ -18,7 +18,7 @@ BINDIR  := $(DESTDIR)$(PREFIX)/bin
 SHARE   := $(DESTDIR)$(PREFIX)/share
 
 # The programs the tests drive (command -> Debian package); `make tools` installs the missing ones.
-TOOLS   := vim:vim less:less tmux:tmux python3:python3 setsid:util-linux zsh:zsh bwrap:bubblewrap fish:fish chromium:chromium asciinema:asciinema curl:curl
+TOOLS   := vim:vim less:less tmux:tmux python3:python3 setsid:util-linux zsh:zsh bwrap:bubblewrap fish:fish chromium:chromium firefox-esr:firefox-esr asciinema:asciinema curl:curl
 
 .PHONY: all deps tools install uninstall docs demo test test-deno test-bun check fmt build build-deno bench clean
 
@@ -31,7 +31,7 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-## tools: apt-get installs whichever program the tests drive is missing (vim, less, chromium,
+## tools: apt-get installs whichever program the tests drive is missing (vim, less, chromium, firefox-esr,
 ## tmux, python3, setsid, zsh, bwrap, fish); says what it cannot install and goes on.
 tools:
 	@missing=""; for pair in $(TOOLS); do \

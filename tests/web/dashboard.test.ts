@@ -89,7 +89,12 @@ describe("web dashboard (chromium)", () => {
         const page = await openDashboard(browser, world);
         await openSession(page, "s");
         assert.equal(await driverText(page), "watching");
+        // The opened terminal has the keyboard (it was focused while still hidden, in vain),
+        // and keeps what it is given.
         await page.keyboard.type("echo from-a-watcher\n");
+        await page.waitForFunction(() =>
+          document.getElementById("notice")!.textContent!.includes("Watching only")
+        );
         // Sent past the page's own guard, straight on the socket: the server refuses it.
         await page.evaluate(() =>
           (globalThis as unknown as { termbridge: { send(m: unknown): void } }).termbridge.send({

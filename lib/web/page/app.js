@@ -270,7 +270,8 @@ function route() {
   const replay = /^#\/r\/(\d+)$/.exec(location.hash);
   const listing = location.hash === "#/recordings";
   if (state.view && state.view.name !== name) closeView();
-  if (name && !state.view) openView(name);
+  const opening = name !== null && !state.view;
+  if (opening) openView(name);
   if (state.player && !replay) closePlayer();
   if (replay && state.player?.id !== Number(replay[1])) openPlayer(Number(replay[1]));
   if (listing) void listRecordings();
@@ -279,6 +280,8 @@ function route() {
   $("view").hidden = state.view === null;
   $("recordings").hidden = !listing;
   $("player").hidden = replay === null;
+  // Only once shown: a browser does not focus an element that is not displayed.
+  if (opening) state.view.term.focus();
   $("crumb").textContent = state.view
     ? `/ ${name}`
     : listing
@@ -394,7 +397,6 @@ function openView(name) {
   notice("");
   renderViewBar();
   watch(view);
-  term.focus();
 }
 
 function closeView() {
