@@ -53,6 +53,8 @@ const PREFS: Record<string, string | number | boolean> = {
 interface Message {
   type: "success" | "error" | "event";
   id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
   result?: Record<string, unknown>;
   error?: string;
   message?: string;
@@ -67,6 +69,8 @@ class Bidi {
     { method: string; resolve(result: Record<string, unknown>): void; reject(e: Error): void }
   >();
   readonly closed: Promise<void>;
+  /** Called with each event Firefox sends (after `session.subscribe`). */
+  onEvent: (method: string, params: Record<string, unknown>) => void = () => {};
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
@@ -81,6 +85,7 @@ class Bidi {
     });
     socket.addEventListener("message", (event) => {
       const message = JSON.parse(String(event.data)) as Message;
+      if (message.type === "event") this.onEvent(message.method!, message.params ?? {});
       const waiting = message.id === undefined ? undefined : this.#pending.get(message.id);
       if (!waiting) return;
       this.#pending.delete(message.id!);
@@ -142,6 +147,8 @@ export class Firefox {
   #bidi: Bidi;
   #profile: string;
   #drained: Promise<unknown>;
+  /** What the pages logged: console messages and uncaught errors, as `level: text`. */
+  readonly logs: string[] = [];
 
   private constructor(
     process: PipedProcess,
@@ -153,6 +160,9 @@ export class Firefox {
     this.#bidi = bidi;
     this.#profile = profile;
     this.#drained = drained;
+    bidi.onEvent = (method, params) => {
+      if (method === "log.entryAdded") this.logs.push(`${params.level}: ${params.text}`);
+    };
   }
 
   /** Starts Firefox (a fresh profile, a free port) and opens a BiDi session. */
@@ -204,7 +214,9 @@ export class Firefox {
       ]).finally(() => clearTimeout(timer));
       bidi = await Bidi.connect(`${url}/session`);
       await bidi.send("session.new", { capabilities: {} });
-      return new Firefox(child, bidi, profile, drained);
+      const firefox = new Firefox(child, bidi, profile, drained);
+      await bidi.send("session.subscribe", { events: ["log.entryAdded"] });
+      return firefox;
     } catch (error) {
       await bidi?.close();
       runtime.kill(child.pid, "SIGKILL");
@@ -268,6 +280,11 @@ export class FirefoxPage {
     return String(result.url);
   }
 
+  /** Reloads the page and waits until it has loaded. */
+  async reload(): Promise<void> {
+    await this.#bidi.send("browsingContext.reload", { context: this.context, wait: "complete" });
+  }
+
   /** Runs `fn(...args)` in the page and returns its result (JSON-serializable). */
   async evaluate<A extends unknown[], R>(fn: PageFunction<A, R>, ...args: A): Promise<R> {
     const result = await this.#bidi.send("script.callFunction", {
@@ -285,16 +302,22 @@ export class FirefoxPage {
     return (value.type === "string" ? JSON.parse(value.value!) : undefined) as R;
   }
 
-  /** Waits until `fn(...args)` returns true in the page. */
+  /**
+   * Waits until `fn(...args)` returns true in the page; `wait` names what for the error,
+   * and may give a timeout other than 30 s.
+   */
   async waitFor<A extends unknown[]>(
-    what: string,
+    wait: string | { what: string; timeoutMs: number },
     fn: PageFunction<A, boolean>,
     ...args: A
   ): Promise<void> {
-    const deadline = performance.now() + COMMAND_MS;
+    const { what, timeoutMs } = typeof wait === "string"
+      ? { what: wait, timeoutMs: COMMAND_MS }
+      : wait;
+    const deadline = performance.now() + timeoutMs;
     while (!(await this.evaluate(fn, ...args))) {
       if (performance.now() > deadline) {
-        throw new Error(`Timed out after ${COMMAND_MS} ms waiting for ${what} in Firefox`);
+        throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what} in Firefox`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
