@@ -21,8 +21,11 @@ import { Readable, Writable } from "node:stream";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 
-/** How long the "runs too long" command may run before it is killed. */
-const TIMEOUT_MS = 1500;
+/**
+ * How long the "runs too long" command may run before it is killed;
+ * `DEMO_TIMEOUT_MS` sets another (say, to watch it on `termbridge web`).
+ */
+const TIMEOUT_MS = Number(process.env.DEMO_TIMEOUT_MS) || 1500;
 
 /** Thrown inside a turn once the client sent `session/cancel`. */
 class Cancelled extends Error {}

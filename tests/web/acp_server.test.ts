@@ -49,14 +49,15 @@ describe("acp --server", () => {
               BUN,
               DEMO,
             ],
-            env: world.env,
+            // The long command runs 10 s, not the demo's 1.5 s: time for a loaded machine's page.
+            env: { ...world.env, DEMO_TIMEOUT_MS: "10000" },
             cwd: world.dir,
             stderr: "pipe",
           });
           await acp.stdin.close();
           const output = new Response(acp.stdout).text();
           const errors = new Response(acp.stderr!).text();
-          // The long command (killed after 1.5 s) is on the dashboard while it runs.
+          // The long command is on the dashboard while it runs.
           const tile = await page.waitForSelector(
             ".tile[data-name^='acp-']:has-text('waiting forever')",
             { timeout: 30_000 },
