@@ -9,9 +9,18 @@
 
 import { describe, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import process from "node:process";
 import { containment, encloseAgent } from "../../lib/sandbox/mod.ts";
 import { v1Roots } from "../../lib/sandbox/tree_limits.ts";
@@ -20,20 +29,27 @@ import { waitUntil } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
 import { acpArgv } from "../acp/acp_run.ts";
 
-/** Whether this machine gives termbridge a cgroup in which a tree's task count can be limited. */
-function taskLimitPossible(): boolean {
+/** Whether this machine gives termbridge a cgroup in which a tree's `controller` can be limited. */
+function limitPossible(controller: "pids" | "memory"): boolean {
   if (containment().kind !== "cgroup") return false;
   const v2 = readFileSync(join(containment().root!, "cgroup.subtree_control"), "utf8");
-  return v2.includes("pids") || v1Roots().some((root) => root.includes("/pids/"));
+  if (v2.includes(controller)) return true;
+  // A v1 hierarchy of the controller, where a cgroup can be made beside termbridge's own.
+  const root = v1Roots().find((path) => path.includes(`/${controller}/`));
+  if (root === undefined) return false;
+  const probe = join(dirname(root), `termbridge-probe-${process.pid}`);
+  try {
+    mkdirSync(probe);
+    rmdirSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
 }
-const possible = taskLimitPossible();
-
-/** Whether a tree's memory can be limited here. */
-function memoryLimitPossible(): boolean {
-  if (containment().kind !== "cgroup") return false;
-  const v2 = readFileSync(join(containment().root!, "cgroup.subtree_control"), "utf8");
-  return v2.includes("memory") || v1Roots().some((root) => root.includes("/memory/"));
-}
+const possible = limitPossible("pids");
+const memoryPossible = limitPossible("memory");
+const NO_PIDS = "no pids cgroup termbridge can write here (v2 delegated, or v1)";
+const NO_MEMORY = "no memory cgroup termbridge can write here (v2 delegated, or v1)";
 
 /** Pids of `sleep SECONDS` processes. */
 function sleepers(seconds: string): number[] {
@@ -92,10 +108,11 @@ describe("agent tree limits", () => {
         assert.equal(existsSync(join(root, "agent-1")), false, `${root}/agent-1 is left`);
       }
     },
+    NO_PIDS,
   );
 
   itWhen(
-    memoryLimitPossible(),
+    memoryPossible,
     "agentTreeMemoryBytes: a tree using more memory than the ceiling is killed by the kernel",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "tb-tree-limits-"));
@@ -120,6 +137,7 @@ describe("agent tree limits", () => {
         rmSync(dir, { recursive: true, force: true });
       }
     },
+    NO_MEMORY,
   );
 
   itWhen(
@@ -160,5 +178,6 @@ describe("agent tree limits", () => {
         rmSync(dir, { recursive: true, force: true });
       }
     },
+    NO_PIDS,
   );
 });
