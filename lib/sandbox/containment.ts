@@ -116,6 +116,9 @@ function startContainment(): Containment {
   const own = ownCgroupDir();
   if (typeof own !== "string") return startMarker(own.reason);
   const root = join(own, `termbridge-${process.pid}`);
+  // This process made it already: a second instance of this module (test runners load a
+  // module once per test file) shares the directory and its watchdog.
+  if (existsSync(join(root, "cgroup.kill"))) return cgroupContainment(root);
   sweepAbandoned(own);
   sweepAbandonedV1();
   try {
@@ -134,19 +137,29 @@ function startContainment(): Containment {
     rmdirSync(root);
     return startMarker(`cannot start the watchdog: ${(error as Error).message}`);
   }
+  return cgroupContainment(root);
+}
+
+/** Containment by cgroups under `root`, this process's directory (its watchdog started). */
+function cgroupContainment(root: string): Containment {
   let next = 1;
   return {
     kind: "cgroup",
     root,
     reason: "",
     create(name: string) {
-      const path = join(root, `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${next++}`);
-      try {
-        mkdirSync(path);
-      } catch {
-        return null; // The hierarchy went away or is full: run uncontained rather than not at all.
+      const base = name.replace(/[^A-Za-z0-9_.-]/g, "_");
+      for (;;) {
+        const path = join(root, `${base}-${next++}`);
+        try {
+          mkdirSync(path);
+          return terminalCgroup(path);
+        } catch (error) {
+          // Taken by another instance of this module in the same process: the next number.
+          if ((error as { code?: string }).code === "EEXIST") continue;
+          return null; // The hierarchy went away or is full: run uncontained rather than not at all.
+        }
       }
-      return terminalCgroup(path);
     },
   };
 }
