@@ -117,8 +117,11 @@ function startContainment(): Containment {
   if (typeof own !== "string") return startMarker(own.reason);
   const root = join(own, `termbridge-${process.pid}`);
   // This process made it already: a second instance of this module (test runners load a
-  // module once per test file) shares the directory and its watchdog.
-  if (existsSync(join(root, "cgroup.kill"))) return cgroupContainment(root);
+  // module once per test file) shares the directory and its watchdog. (A directory left by
+  // an earlier process with the same pid has no watchdog: the marker is used then.)
+  if (existsSync(join(root, "cgroup.kill")) && watched(process.pid)) {
+    return cgroupContainment(root);
+  }
   sweepAbandoned(own);
   sweepAbandonedV1();
   try {
@@ -138,6 +141,19 @@ function startContainment(): Containment {
     return startMarker(`cannot start the watchdog: ${(error as Error).message}`);
   }
   return cgroupContainment(root);
+}
+
+/** Whether a watchdog (`tail --pid=PID`, see WATCHDOG) waits for process `pid`. */
+function watched(pid: number): boolean {
+  const wanted = `tail\0--pid=${pid}\0`;
+  return readdirSync("/proc").some((name) => {
+    if (!/^\d+$/.test(name)) return false;
+    try {
+      return readFileSync(`/proc/${name}/cmdline`, "latin1").startsWith(wanted);
+    } catch {
+      return false; // Gone meanwhile.
+    }
+  });
 }
 
 /** Containment by cgroups under `root`, this process's directory (its watchdog started). */
