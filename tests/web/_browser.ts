@@ -31,10 +31,29 @@ export async function webLink(world: World): Promise<string> {
   return link;
 }
 
+/** What each page opened by {@linkcode openDashboard} logged as an error, as `kind: text`. */
+const problems = new WeakMap<Page, string[]>();
+
+/**
+ * What `page` logged as an error so far: console errors (a failed request
+ * for the favicon counts), uncaught exceptions, CSP refusals.
+ */
+export function pageProblems(page: Page): readonly string[] {
+  return problems.get(page) ?? [];
+}
+
 /** A dashboard page in a new browser context (its own cookies), connected. */
 export async function openDashboard(browser: Browser, world: World): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   const page = await context.newPage();
+  const logged: string[] = [];
+  problems.set(page, logged);
+  page.on("console", (message) => {
+    if (message.type() === "error") {
+      logged.push(`console: ${message.text()} (${message.location().url})`);
+    }
+  });
+  page.on("pageerror", (error) => logged.push(`uncaught: ${error.message}`));
   await page.goto(await webLink(world));
   await page.waitForFunction(() =>
     (globalThis as unknown as { termbridge: { state: { me: string | null } } }).termbridge.state

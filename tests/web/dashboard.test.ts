@@ -17,6 +17,7 @@ import {
   NO_CHROMIUM,
   openDashboard,
   pageLines,
+  pageProblems,
   waitForPageText,
   waitForScreen,
 } from "./_browser.ts";
@@ -73,6 +74,11 @@ describe("web dashboard (chromium)", () => {
       await waitForPageText(page, /echo typed-from-the-cli/);
       // The address bar lost the ticket.
       assert.doesNotMatch(page.url(), /ticket/);
+      // Nothing failed on the way: no missing file (a favicon), no CSP refusal, no exception.
+      await page.goto(new URL("/", page.url()).href);
+      await page.waitForSelector('.tile[data-name="alpha"]');
+      await page.waitForLoadState("networkidle");
+      assert.deepEqual(pageProblems(page), []);
     });
   });
 
