@@ -103,6 +103,14 @@ async function fail(json: boolean, problem: Problem, message: string): Promise<n
   return status;
 }
 
+/**
+ * A server's refusal that ends a subcommand: said like {@linkcode fail}, with
+ * the exit status of its kind (121 for an unknown session, ...).
+ */
+export function failOnServerError(json: boolean, error: ServerRequestError): Promise<number> {
+  return fail(json, problemOfCode(error.code), error.message);
+}
+
 /** A subcommand: its own options, where its text starts, and what it does. */
 interface Subcommand {
   options: Record<string, OptionKind>;
@@ -485,7 +493,7 @@ export async function subcommandMain(name: string, argv: string[]): Promise<numb
         }));
       }
       if (!(error instanceof ServerRequestError)) throw error;
-      return await fail(args.options.json === true, problemOfCode(error.code), error.message);
+      return await failOnServerError(args.options.json === true, error);
     } finally {
       rpc.close();
     }

@@ -11,7 +11,8 @@ import process from "node:process";
 import * as z from "zod";
 import { serveSessions } from "../acp/session_methods.ts";
 import { explainInvalidParams } from "../acp/stdio.ts";
-import { mapped } from "../acp/client_handlers.ts";
+import { mapped, toRequestError } from "../acp/client_handlers.ts";
+import { ErrorCode } from "../jsonrpc/codes.ts";
 import { VERSION } from "../cli/usage.ts";
 import { CommandError, ConsoleContext, parseLine, runParsed } from "../console/mod.ts";
 import type { MessageStream } from "../jsonrpc/ndjson.ts";
@@ -133,7 +134,11 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
       try {
         return await web(params);
       } catch (error) {
-        throw new acp.RequestError(-32603, (error as Error).message);
+        // An unknown session keeps its code (the client exits 121); the rest say what failed.
+        const known = toRequestError(error);
+        throw known instanceof acp.RequestError
+          ? known
+          : new acp.RequestError(ErrorCode.internalError, (error as Error).message);
       }
     });
   }

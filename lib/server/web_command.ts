@@ -9,7 +9,7 @@ import { UsageError } from "../cli/usage.ts";
 import { runtime } from "../runtime/mod.ts";
 import { RpcClient, ServerRequestError } from "./client.ts";
 import { parseCommandArgs, wholeNumber } from "./command_args.ts";
-import { chosenSocket, connectTo, subcommandHelp } from "./commands.ts";
+import { chosenSocket, connectTo, failOnServerError, subcommandHelp } from "./commands.ts";
 import { SERVER_METHODS } from "./wire.ts";
 
 /** Addresses that are this machine only. */
@@ -56,8 +56,7 @@ export async function webMain(argv: string[]): Promise<number> {
     });
   } catch (error) {
     if (!(error instanceof ServerRequestError)) throw error;
-    await runtime.writeStderr(`termbridge: ${error.message}\n`);
-    return 1;
+    return await failOnServerError(args.options.json === true, error);
   } finally {
     rpc.close();
   }
@@ -75,17 +74,31 @@ export async function webMain(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Opens `url` with the desktop's opener; says so when there is none. */
+/**
+ * Opens `url` with the desktop's opener (xdg-open, else macOS's open); says
+ * why not when it cannot.
+ */
 async function openInBrowser(url: string): Promise<void> {
   for (const opener of ["xdg-open", "open"]) {
+    let child;
     try {
-      const child = runtime.spawnPiped({ argv: [opener, url], stderr: "pipe" });
-      await child.stdin.close();
-      const status = await child.exited;
-      if (status.exitCode === 0) return;
+      child = runtime.spawnPiped({ argv: [opener, url], stderr: "pipe" });
     } catch {
-      // Not installed: try the next.
+      continue; // Not installed: try the next.
     }
+    await child.stdin.close();
+    const [status, said] = await Promise.all([
+      child.exited,
+      new Response(child.stderr ?? "").text(),
+    ]);
+    if (status.exitCode === 0) return;
+    const why = (said.trim().split("\n").pop() ?? "").replaceAll(url, "the link");
+    await runtime.writeStderr(
+      `termbridge: cannot open a browser: ${opener} failed (exit ${
+        status.exitCode ?? status.signal
+      }${why === "" ? "" : `: ${why}`}): open the link yourself\n`,
+    );
+    return;
   }
   await runtime.writeStderr(
     "termbridge: cannot open a browser (no xdg-open or open): open the link yourself\n",

@@ -5,6 +5,7 @@
  */
 
 import type { Approval, ApprovalRequest } from "../safety/types.ts";
+import { SessionNotFoundError } from "../sessions/errors.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import { WebServer } from "./web_server.ts";
 
@@ -62,7 +63,11 @@ export class WebHost {
       try {
         return { link: web.castLink(where.cast), origin: web.origin };
       } catch (error) {
-        throw new Error(`Cannot stream "${where.cast}": ${(error as Error).message}`);
+        const message = `Cannot stream "${where.cast}": ${(error as Error).message}`;
+        // An unknown name stays that kind of error: `web --cast` exits as other commands do on it.
+        throw error instanceof SessionNotFoundError
+          ? new SessionNotFoundError(message)
+          : new Error(message);
       }
     }
     return { link: web.link(), origin: web.origin };

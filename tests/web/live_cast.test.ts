@@ -89,6 +89,8 @@ describe("live asciicast", () => {
       await inWorld("binary", async (world) => {
         await world.ok(["new", "s", "--size", "100x30"]);
         await world.ok(["type", "s", "echo before-the-stream\n"]);
+        // `type` returns once the line is sent: the screen has it once the shell printed it.
+        await world.ok(["wait", "s", "regex", "^before-the-stream$"]);
         const link = await castLink(world, "s");
         const response = await fetch(link);
         assert.equal(response.status, 200);
@@ -171,9 +173,9 @@ describe("live asciicast", () => {
           const bare = await fetch(`${url.origin}/api/sessions/s/asciicast`);
           assert.equal(bare.status, 401);
           await bare.text();
-          // An unknown session gets no link.
+          // An unknown session gets no link, and the exit status of an unknown session.
           const unknown = await world.tb(["web", "--cast", "nope"]);
-          assert.equal(unknown.code, 1);
+          assert.equal(unknown.code, 121);
           assert.match(unknown.stderr, /Cannot stream "nope": No session is called "nope"/);
           // With the page's cookie, the same path streams.
           const entry = await fetch((await world.ok(["web"])).trim(), { redirect: "manual" });
