@@ -5,6 +5,7 @@
 
 import { basename } from "node:path";
 import type { SessionInfo } from "../sessions/session.ts";
+import { shownProgram } from "../sessions/session_types.ts";
 import { type Command, defineCommand } from "./command.ts";
 import { type ConsoleContext, DEFAULT_SESSION } from "./context.ts";
 import { CommandError } from "./errors.ts";
@@ -125,7 +126,10 @@ function replayLine(args: OpenArgs & { name: string }): string {
 }
 
 function describeProgram(info: SessionInfo): string {
-  const [program, ...args] = info.program;
+  const shown = shownProgram(info.program);
+  // An agent's terminal (acp --server): its command line as the agent wrote it.
+  if (shown.length < info.program.length) return shown.join(" ");
+  const [program, ...args] = shown;
   return [basename(program), ...args].map(quoteWord).join(" ");
 }
 

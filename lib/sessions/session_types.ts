@@ -89,3 +89,14 @@ export interface SessionInfo {
   exitStatus: ExitStatus | null;
   recording: string | null;
 }
+
+/**
+ * What a session is shown to run (`ls`, the dashboard's tiles): its program,
+ * except for an `acp --server` terminal, whose program is termbridge's relay
+ * (`termbridge _relay SOCKET ID -- COMMAND`, lib/server/acp_mirror.ts): then
+ * the agent's command it carries.
+ */
+export function shownProgram(program: readonly string[]): string[] {
+  const relay = program.indexOf("_relay");
+  return relay !== -1 && program[relay + 3] === "--" ? program.slice(relay + 4) : [...program];
+}

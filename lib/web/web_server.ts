@@ -8,6 +8,7 @@
 import { type HttpServer, runtime, type WebSocketEvents } from "../runtime/mod.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import type { Session } from "../sessions/session.ts";
+import { shownProgram } from "../sessions/session_types.ts";
 import { type LiveCast, liveCast } from "../sessions/live_cast.ts";
 import { asset } from "./assets.ts";
 import { Asks } from "./asks.ts";
@@ -338,16 +339,6 @@ export class WebServer {
     this.#previews.set(session, { at, lines });
     return lines;
   }
-}
-
-/**
- * What a tile says a session runs: for an `acp --server` terminal, whose
- * program is the relay (`termbridge _relay SOCKET ID -- COMMAND`, see
- * lib/server/acp_mirror.ts), the agent's command it carries.
- */
-function shownProgram(program: string[]): string[] {
-  const relay = program.indexOf("_relay");
-  return relay !== -1 && program[relay + 3] === "--" ? program.slice(relay + 4) : program;
 }
 
 /** Where session `name`'s live asciicast is served. */

@@ -69,6 +69,9 @@ describe("acp --server", () => {
           const meta = await tile.$eval(".meta", (node) => node.textContent ?? "");
           assert.match(meta, /^echo 'waiting forever\.\.\.'; sleep 30 · /, meta);
           assert.doesNotMatch(meta, /_relay/);
+          // So does `ls`.
+          const row = (await world.ok(["ls"])).split("\n").find((line) => line.startsWith(name!));
+          assert.match(row ?? "", /^\S+\s+echo 'waiting forever\.\.\.'; sleep 30\s/, row);
           const status = await acp.exited;
           assert.equal(status.exitCode, 0, `${await output}\n${await errors}`);
           // Released with the run: no session of it is left, and the page drops its tiles.
