@@ -6,29 +6,35 @@ import { VERSION } from "../lib/cli/usage.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "..");
 
-/** Layers from the bottom; a module may import its own layer and those below. */
+/**
+ * Layers from the bottom; a module may import its own layer and those below.
+ * The ground floor: the runtime shim, and the error base and actor type that
+ * every room uses (lib/base). The safety rooms sit below the terminal core,
+ * which they never import: policy, then config and audit, then the sandbox.
+ */
 const LAYERS: Record<string, number> = {
   runtime: 0,
-  terminal: 1,
+  base: 0,
   jsonrpc: 1,
-  config: 1,
   policy: 1,
-  audit: 1,
-  sandbox: 1,
-  safety: 1,
-  cli: 1,
-  service: 2,
-  sessions: 2,
-  console: 2,
-  acp: 3,
-  serve: 3,
-  mcp: 3,
-  repl: 3,
-  script: 3,
+  config: 2,
+  audit: 2,
+  sandbox: 3,
+  terminal: 4,
+  safety: 4,
+  cli: 5,
+  service: 5,
+  sessions: 6,
+  console: 7,
+  acp: 8,
+  serve: 8,
+  mcp: 8,
+  repl: 8,
+  script: 8,
   // The session server hosts front ends (serve's session methods, MCP, attach) over one set of sessions.
-  server: 4,
+  server: 9,
   // The browser dashboard: one more client of the sessions, beside the server that hosts it.
-  web: 4,
+  web: 9,
 };
 
 /** Front ends: thin, and never each other's clients. */

@@ -16,8 +16,8 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import process from "node:process";
-import type { Actor } from "../safety/types.ts";
-import { TerminalError } from "../terminal/errors.ts";
+import type { Actor } from "../base/actor.ts";
+import { TerminalError } from "../base/errors.ts";
 import type { AuditEvent, AuditSink } from "./types.ts";
 
 /** Size at which the log is rotated (`audit.jsonl` becomes `audit.jsonl.1`, and so on). */

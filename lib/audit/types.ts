@@ -6,7 +6,7 @@
  */
 
 import type { Decision, RuleMatch } from "../policy/types.ts";
-import type { Actor } from "../safety/types.ts";
+import type { Actor } from "../base/actor.ts";
 
 /** Where a checked command came from. */
 export type CommandOrigin = "create" | "exec" | "input" | "open" | "typed" | "agent";

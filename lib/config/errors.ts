@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TerminalError } from "../terminal/errors.ts";
+import { TerminalError } from "../base/errors.ts";
 
 /**
  * A configuration file that cannot be used; the message names the file, the

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TerminalError } from "../terminal/errors.ts";
+import { TerminalError } from "../base/errors.ts";
 
 /** A policy that cannot be built or used; the message says what was wrong and what would be right. */
 export class PolicyError extends TerminalError {}

@@ -17,7 +17,7 @@ import type {
 } from "../policy/types.ts";
 import { resolve } from "node:path";
 import { realPath } from "../policy/paths.ts";
-import { TerminalError } from "../terminal/errors.ts";
+import { TerminalError } from "../base/errors.ts";
 import { readsShellLines } from "./line_readers.ts";
 import type { Actor, Approver, Mode } from "./types.ts";
 

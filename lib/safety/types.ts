@@ -7,17 +7,9 @@
 
 import type { CommandVerdict, PathVerdict } from "../policy/types.ts";
 
-/** The mode termbridge runs in, recorded with every audit event. */
-export type Mode = "acp" | "serve" | "mcp" | "repl" | "run" | "server" | "cli";
+import type { Actor } from "../base/actor.ts";
 
-/** Who asks: the mode, and where applicable the session, terminal and client. */
-export interface Actor {
-  mode: Mode;
-  session?: string;
-  terminal?: string;
-  /** A client of the per-user server, e.g. "mcp pid 1234". */
-  client?: string;
-}
+export type { Actor, Mode } from "../base/actor.ts";
 
 /** A question a front end must answer for an "ask" verdict. */
 export type ApprovalRequest =

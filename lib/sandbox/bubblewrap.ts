@@ -16,7 +16,7 @@ import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
-import { SpawnError } from "../terminal/errors.ts";
+import { SpawnError } from "../base/errors.ts";
 import { containment } from "./containment.ts";
 import type { SandboxSettings } from "./types.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TerminalError } from "../terminal/errors.ts";
+import { TerminalError } from "../base/errors.ts";
 import type { LimitHit } from "./types.ts";
 
 /** A request was refused because a limit was reached; the message names the limit. */

@@ -3,16 +3,9 @@
  * @module
  */
 
-/** Base class of every error the terminal core throws on purpose. */
-export class TerminalError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+import { TerminalError } from "../base/errors.ts";
 
-/** A program could not be started (not found, not executable, bad working directory). */
-export class SpawnError extends TerminalError {}
+export { SpawnError, TerminalError } from "../base/errors.ts";
 
 /** termbridge has as many files open as `ulimit -n` allows: no terminal can be started now. */
 export class OpenFilesExhaustedError extends TerminalError {}
