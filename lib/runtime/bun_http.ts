@@ -14,24 +14,37 @@ interface SocketData {
 /** The handler's answer once `upgrade` succeeded: Bun then wants `undefined`. */
 const UPGRADED = new Response(null, { status: 101 });
 
+/** How long `close` lets responses that have ended finish sending (ms). */
+const DRAIN_MS = 1000;
+
 /** Serves `options.handler` on Bun until `close`. */
 export function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
+  const sockets = new Set<Bun.ServerWebSocket<SocketData>>();
   // Binding fails synchronously (address in use): the caller gets a rejected promise.
-  let server;
+  let server: ReturnType<typeof listen>;
   try {
-    server = listen(options);
+    server = listen(options, sockets);
   } catch (error) {
     return Promise.reject(error);
   }
   return Promise.resolve({
     port: server.port!,
     async close() {
+      for (const ws of sockets) ws.close(1001, "server stopping");
+      // A response whose body has ended (a live asciicast closed by its owner) gets to send
+      // its last bytes, so its reader sees the end instead of a cut; then the rest is cut.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.stop(false),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, DRAIN_MS)),
+      ]);
+      clearTimeout(timer);
       await server.stop(true);
     },
   });
 }
 
-function listen(options: HttpServeOptions) {
+function listen(options: HttpServeOptions, sockets: Set<Bun.ServerWebSocket<SocketData>>) {
   return Bun.serve<SocketData, never>({
     hostname: options.hostname,
     port: options.port,
@@ -47,6 +60,7 @@ function listen(options: HttpServeOptions) {
     error: () => new Response("Internal error", { status: 500 }),
     websocket: {
       open(ws) {
+        sockets.add(ws);
         const wrapped: ServerWebSocket = {
           send: (data) => void ws.send(data),
           bufferedAmount: () => ws.getBufferedAmount(),
@@ -58,6 +72,7 @@ function listen(options: HttpServeOptions) {
         ws.data.events.message(typeof message === "string" ? message : new Uint8Array(message));
       },
       close(ws) {
+        sockets.delete(ws);
         ws.data.events.close();
       },
     },

@@ -236,6 +236,9 @@ export interface HttpServeOptions {
 export interface HttpServer {
   /** The port it listens on (the one chosen, when 0 was asked). */
   readonly port: number;
-  /** Stops listening and closes every connection, WebSockets included. */
+  /**
+   * Stops listening, closes every WebSocket, lets responses whose body has
+   * ended finish sending (a second at most), then closes every connection.
+   */
   close(): Promise<void>;
 }
