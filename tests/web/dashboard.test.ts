@@ -69,6 +69,11 @@ describe("web dashboard (chromium)", () => {
       await world.ok(["new", "gamma"]);
       await page.waitForSelector('.tile[data-name="gamma"]');
       assert.match(await page.textContent('.tile[data-name="beta"] .meta') ?? "", /bash --norc/);
+      // A tile is rebuilt only when its own session changed: alpha's output leaves beta's be.
+      const betaPreview = await page.$('.tile[data-name="beta"] pre');
+      await world.ok(["type", "alpha", "echo tile-preview-line\n"]);
+      await page.waitForSelector('.tile[data-name="alpha"] pre:has-text("tile-preview-line")');
+      assert.equal(await betaPreview!.evaluate((node) => node.isConnected), true);
       await openSession(page, "alpha");
       await world.ok(["type", "alpha", "echo typed-from-the-cli"]);
       await waitForPageText(page, /echo typed-from-the-cli/);

@@ -193,6 +193,9 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** What each tile node shows, as sent: a node is rebuilt only when it changed. */
+const shownTiles = new WeakMap();
+
 function renderTiles() {
   const container = $("tiles");
   const known = new Map([...container.children].map((node) => [node.dataset.name, node]));
@@ -206,6 +209,10 @@ function renderTiles() {
       node.onkeydown = (event) => event.key === "Enter" && open(tile.name);
       container.append(node);
     }
+    // One session flooding changes its own tile, not the other 49: theirs stay as they are.
+    const shown = JSON.stringify(tile);
+    if (shownTiles.get(node) === shown) continue;
+    shownTiles.set(node, shown);
     const badges = [];
     if (tile.exitStatus) {
       badges.push(el("span", { className: "badge exited" }, exitText(tile.exitStatus)));
