@@ -8,7 +8,10 @@
  *   node_modules/.bin/bun bench/server.ts
  *   node_modules/.bin/deno run -A bench/server.ts
  *
- * BENCH_TERMBRIDGE=source runs main.ts instead of dist/termbridge.
+ * BENCH_TERMBRIDGE=source runs main.ts instead of dist/termbridge;
+ * BENCH_BINARY=PATH measures another binary (main's, for an A/B: alternate
+ * runs with and without it); BENCH_ONLY=roundtrip,steps,attach,memory runs
+ * only those sections (default all); BENCH_ROUNDS (default 100).
  * @module
  */
 
@@ -31,7 +34,21 @@ import { parsePreference, termbridgeCommand } from "./_termbridge.ts";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const env0 = runtime.env();
 const ROUNDS = envNumber(env0, "BENCH_ROUNDS", 100);
-const tb = termbridgeCommand(ROOT, [], parsePreference("BENCH_TERMBRIDGE", env0.BENCH_TERMBRIDGE));
+const tb = termbridgeCommand(
+  ROOT,
+  [],
+  env0.BENCH_BINARY ? "binary" : parsePreference("BENCH_TERMBRIDGE", env0.BENCH_TERMBRIDGE),
+  env0.BENCH_BINARY || undefined,
+);
+const SECTIONS = ["roundtrip", "steps", "attach", "memory"] as const;
+const only = (env0.BENCH_ONLY ?? "").split(",").filter((name) => name !== "");
+for (const name of only) {
+  if (!(SECTIONS as readonly string[]).includes(name)) {
+    throw new RangeError(`Cannot read BENCH_ONLY: "${name}" is not one of ${SECTIONS.join(", ")}`);
+  }
+}
+/** Whether section `name` runs (BENCH_ONLY). */
+const runs = (name: (typeof SECTIONS)[number]) => only.length === 0 || only.includes(name);
 const world = realpathSync(mkdtempSync(join(tmpdir(), "termbridge-bench-server-")));
 const env: Record<string, string> = {
   ...env0,
@@ -150,133 +167,141 @@ const say = (line: string) => {
 
 try {
   progress(`termbridge: ${tb.description}${tb.warning ? ` (${tb.warning})` : ""}`);
-  progress("round trips");
-  const [version, type, screen, tmuxSend, tmuxCapture, helloStart, execTrue] = gaps(
-    await bash(roundTripScript(ROUNDS), env),
-  );
-  const pair = type.map((t, i) => t + screen[i]);
-  const tmuxPair = tmuxSend.map((t, i) => t + tmuxCapture[i]);
   say(`## ${runtime.name} ${runtime.version} running the benchmark; ${tb.description}`);
-  say("");
-  say(
-    `| measure (${ROUNDS} rounds, from a bash script) | p50 ms | p99 ms | tmux p50 ms | tmux p99 ms |`,
-  );
-  say("| --- | --- | --- | --- | --- |");
-  say(`| start-up alone: termbridge --version | ${p(version, 50)} | ${p(version, 99)} | - | - |`);
-  say(
-    `| a compiled Bun hello world (the floor) | ${p(helloStart, 50)} | ${
-      p(helloStart, 99)
-    } | - | - |`,
-  );
-  const ratio = (values: number[]) => fixed(percentile(values, 50) / percentile(helloStart, 50), 2);
-  say(`| exec NAME true (a live session) | ${p(execTrue, 50)} | ${p(execTrue, 99)} | - | - |`);
-  say(
-    `| p50 / hello world: --version ${ratio(version)}x, type ${ratio(type)}x, exec true ${
-      ratio(execTrue)
-    }x | | | | |`,
-  );
-  say(
-    `| type NAME x (tmux send-keys) | ${p(type, 50)} | ${p(type, 99)} | ${p(tmuxSend, 50)} | ${
-      p(tmuxSend, 99)
-    } |`,
-  );
-  say(
-    `| screen NAME (tmux capture-pane -p) | ${p(screen, 50)} | ${p(screen, 99)} | ${
-      p(tmuxCapture, 50)
-    } | ${p(tmuxCapture, 99)} |`,
-  );
-  say(
-    `| type + screen | ${p(pair, 50)} | ${p(pair, 99)} | ${p(tmuxPair, 50)} | ${p(tmuxPair, 99)} |`,
-  );
-
-  progress("100-step script");
-  const steps = stepTimes(await bash(hundredStepScript(100), env));
-  const ours = steps.get("termbridge")!;
-  const oneConnection = steps.get("termbridge-run-server")!;
-  const waitFor = steps.get("tmux-wait-for")!;
-  const polling = steps.get("tmux-polling")!;
-  say("");
-  say(
-    "| 100 steps: exec + exit code | total ms | per step ms | wrong exit codes | tmux is slower by |",
-  );
-  say("| --- | --- | --- | --- | --- |");
-  for (
-    const [name, figures] of [["termbridge exec", ours], [
-      "termbridge run --server (one connection; wrong = the script failed)",
-      oneConnection,
-    ], [
-      "tmux send-keys + wait-for + capture-pane",
-      waitFor,
-    ], ["tmux send-keys + polling capture-pane", polling]] as const
-  ) {
+  if (runs("roundtrip")) {
+    say("");
+    progress("round trips");
+    const [version, type, screen, tmuxSend, tmuxCapture, helloStart, execTrue] = gaps(
+      await bash(roundTripScript(ROUNDS), env),
+    );
+    const pair = type.map((t, i) => t + screen[i]);
+    const tmuxPair = tmuxSend.map((t, i) => t + tmuxCapture[i]);
     say(
-      `| ${name} | ${fixed(figures.ms, 0)} | ${fixed(figures.ms / 100, 2)} | ${figures.wrong} | ${
-        name.startsWith("tmux")
-          ? `${fixed(figures.ms / ours.ms, 2)}x (run --server: ${
-            fixed(figures.ms / oneConnection.ms, 2)
-          }x)`
-          : "-"
+      `| measure (${ROUNDS} rounds, from a bash script) | p50 ms | p99 ms | tmux p50 ms | tmux p99 ms |`,
+    );
+    say("| --- | --- | --- | --- | --- |");
+    say(`| start-up alone: termbridge --version | ${p(version, 50)} | ${p(version, 99)} | - | - |`);
+    say(
+      `| a compiled Bun hello world (the floor) | ${p(helloStart, 50)} | ${
+        p(helloStart, 99)
+      } | - | - |`,
+    );
+    const ratio = (values: number[]) =>
+      fixed(percentile(values, 50) / percentile(helloStart, 50), 2);
+    say(`| exec NAME true (a live session) | ${p(execTrue, 50)} | ${p(execTrue, 99)} | - | - |`);
+    say(
+      `| p50 / hello world: --version ${ratio(version)}x, type ${ratio(type)}x, exec true ${
+        ratio(execTrue)
+      }x | | | | |`,
+    );
+    say(
+      `| type NAME x (tmux send-keys) | ${p(type, 50)} | ${p(type, 99)} | ${p(tmuxSend, 50)} | ${
+        p(tmuxSend, 99)
+      } |`,
+    );
+    say(
+      `| screen NAME (tmux capture-pane -p) | ${p(screen, 50)} | ${p(screen, 99)} | ${
+        p(tmuxCapture, 50)
+      } | ${p(tmuxCapture, 99)} |`,
+    );
+    say(
+      `| type + screen | ${p(pair, 50)} | ${p(pair, 99)} | ${p(tmuxPair, 50)} | ${
+        p(tmuxPair, 99)
       } |`,
     );
   }
-
-  progress("attach latency");
-  await bash(
-    `$TB new at >/dev/null && ${TMUX} new-session -d -s at -x 80 -y 24 "bash --norc --noprofile"`,
-    env,
-  );
-  const attached = await echoLatency(
-    [tb.command, ...tb.args, "attach", "at"],
-    /Ctrl\+\] detaches/,
-    200,
-  );
-  const tmuxAttached = await echoLatency(
-    ["tmux", "-S", env.TMUX_SOCK, "attach", "-t", "at"],
-    /bash-[\d.]+[#$] /,
-    200,
-  );
-  say("");
-  say(
-    "| attach: key written to the attached terminal -> first byte of its echo (200 keys) | p50 ms | p99 ms |",
-  );
-  say("| --- | --- | --- |");
-  say(`| termbridge attach | ${p(attached, 50)} | ${p(attached, 99)} |`);
-  say(`| tmux attach | ${p(tmuxAttached, 50)} | ${p(tmuxAttached, 99)} |`);
-
-  progress("memory of 100 idle sessions");
-  await bash("$TB close at", env);
-  const pid = serverPid();
-  const before = rssKib(pid);
-  await bash(`for i in $(seq 1 100); do $TB new m$i >/dev/null; done`, env);
-  await new Promise((done) => setTimeout(done, 2000));
-  const after = rssKib(pid);
-  const shells = JSON.parse(await bash("$TB ls --json", env)).sessions.map((s: { pid: number }) =>
-    rssKib(s.pid)
-  );
-  const tmuxPid = Number((await bash(`${TMUX} display-message -p '#{pid}'`, env)).trim());
-  const tmuxBefore = rssKib(tmuxPid);
-  await bash(
-    `for i in $(seq 1 100); do ${TMUX} new-window -d "bash --norc --noprofile"; done`,
-    env,
-  );
-  await new Promise((done) => setTimeout(done, 2000));
-  const tmuxAfter = rssKib(tmuxPid);
-  const avgShell = shells.reduce((a: number, b: number) => a + b, 0) / shells.length;
-  say("");
-  say(
-    "| 100 idle sessions | server RSS before MB | after MB | per session MB | each shell's own RSS MB |",
-  );
-  say("| --- | --- | --- | --- | --- |");
-  say(
-    `| termbridge server | ${fixed(before / 1024, 1)} | ${fixed(after / 1024, 1)} | ${
-      fixed((after - before) / 1024 / 100, 2)
-    } | ${fixed(avgShell / 1024, 2)} |`,
-  );
-  say(
-    `| tmux server | ${fixed(tmuxBefore / 1024, 1)} | ${fixed(tmuxAfter / 1024, 1)} | ${
-      fixed((tmuxAfter - tmuxBefore) / 1024 / 100, 2)
-    } | - |`,
-  );
+  if (runs("steps")) {
+    progress("100-step script");
+    const steps = stepTimes(await bash(hundredStepScript(100), env));
+    const ours = steps.get("termbridge")!;
+    const oneConnection = steps.get("termbridge-run-server")!;
+    const waitFor = steps.get("tmux-wait-for")!;
+    const polling = steps.get("tmux-polling")!;
+    say("");
+    say(
+      "| 100 steps: exec + exit code | total ms | per step ms | wrong exit codes | tmux is slower by |",
+    );
+    say("| --- | --- | --- | --- | --- |");
+    for (
+      const [name, figures] of [["termbridge exec", ours], [
+        "termbridge run --server (one connection; wrong = the script failed)",
+        oneConnection,
+      ], [
+        "tmux send-keys + wait-for + capture-pane",
+        waitFor,
+      ], ["tmux send-keys + polling capture-pane", polling]] as const
+    ) {
+      say(
+        `| ${name} | ${fixed(figures.ms, 0)} | ${fixed(figures.ms / 100, 2)} | ${figures.wrong} | ${
+          name.startsWith("tmux")
+            ? `${fixed(figures.ms / ours.ms, 2)}x (run --server: ${
+              fixed(figures.ms / oneConnection.ms, 2)
+            }x)`
+            : "-"
+        } |`,
+      );
+    }
+  }
+  if (runs("attach")) {
+    progress("attach latency");
+    await bash(
+      `$TB new at >/dev/null && ${TMUX} new-session -d -s at -x 80 -y 24 "bash --norc --noprofile"`,
+      env,
+    );
+    const attached = await echoLatency(
+      [tb.command, ...tb.args, "attach", "at"],
+      /Ctrl\+\] detaches/,
+      200,
+    );
+    const tmuxAttached = await echoLatency(
+      ["tmux", "-S", env.TMUX_SOCK, "attach", "-t", "at"],
+      /bash-[\d.]+[#$] /,
+      200,
+    );
+    say("");
+    say(
+      "| attach: key written to the attached terminal -> first byte of its echo (200 keys) | p50 ms | p99 ms |",
+    );
+    say("| --- | --- | --- |");
+    say(`| termbridge attach | ${p(attached, 50)} | ${p(attached, 99)} |`);
+    say(`| tmux attach | ${p(tmuxAttached, 50)} | ${p(tmuxAttached, 99)} |`);
+  }
+  if (runs("memory")) {
+    progress("memory of 100 idle sessions");
+    await bash("$TB close at 2>/dev/null || true", env);
+    const pid = serverPid();
+    const before = rssKib(pid);
+    await bash(`for i in $(seq 1 100); do $TB new m$i >/dev/null; done`, env);
+    await new Promise((done) => setTimeout(done, 2000));
+    const after = rssKib(pid);
+    const shells = JSON.parse(await bash("$TB ls --json", env)).sessions.map((s: { pid: number }) =>
+      rssKib(s.pid)
+    );
+    const tmuxPid = Number((await bash(`${TMUX} display-message -p '#{pid}'`, env)).trim());
+    const tmuxBefore = rssKib(tmuxPid);
+    await bash(
+      `for i in $(seq 1 100); do ${TMUX} new-window -d "bash --norc --noprofile"; done`,
+      env,
+    );
+    await new Promise((done) => setTimeout(done, 2000));
+    const tmuxAfter = rssKib(tmuxPid);
+    const avgShell = shells.reduce((a: number, b: number) => a + b, 0) / shells.length;
+    say("");
+    say(
+      "| 100 idle sessions | server RSS before MB | after MB | per session MB | each shell's own RSS MB |",
+    );
+    say("| --- | --- | --- | --- | --- |");
+    say(
+      `| termbridge server | ${fixed(before / 1024, 1)} | ${fixed(after / 1024, 1)} | ${
+        fixed((after - before) / 1024 / 100, 2)
+      } | ${fixed(avgShell / 1024, 2)} |`,
+    );
+    say(
+      `| tmux server | ${fixed(tmuxBefore / 1024, 1)} | ${fixed(tmuxAfter / 1024, 1)} | ${
+        fixed((tmuxAfter - tmuxBefore) / 1024 / 100, 2)
+      } | - |`,
+    );
+  }
   say("");
   say(`load average at the end: ${readFileSync("/proc/loadavg", "utf8").trim()}`);
 } finally {

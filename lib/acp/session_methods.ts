@@ -49,6 +49,8 @@ const schemas = {
   }),
   resize: z.object({ name, cols: size, rows: size }),
   record: z.object({ name, path: z.string().nullable(), overwrite: z.boolean().optional() }),
+  /** No params (made once: a zod schema costs the server something on every connection). */
+  none: z.object({}).optional(),
 };
 
 /** Default wait of `sessions/exec`, `input` and `wait`, in milliseconds. */
@@ -79,7 +81,7 @@ export function serveSessions(app: acp.ClientApp, sessions: SessionManager): acp
     handler: (params: z.infer<S>, signal: AbortSignal) => R | Promise<R>,
   ) => app.onRequest(method, schema, ({ params, signal }) => mapped(() => handler(params, signal)));
   on("sessions/open", schemas.open, async (p) => (await sessions.open(p)).info());
-  on("sessions/list", z.object({}).optional(), () => ({ sessions: sessions.list() }));
+  on("sessions/list", schemas.none, () => ({ sessions: sessions.list() }));
   on("sessions/close", schemas.named, async (p) => {
     await sessions.close(p.name);
     return {};

@@ -78,6 +78,14 @@ export interface CommandCheck {
   /** This is the shell's typed-line check of a line `origin` sent (recorded with `shell: true`). */
   inShell?: boolean;
   /**
+   * The policy's verdict on this very line with these very inputs (directory,
+   * environment, and no alias naming any of its commands) from a moment ago:
+   * exec's own check, which the shell's check of the line it runs repeats. It is used instead of judging the line
+   * again (issue 16: one analysis per exec'd line); the caller vouches that
+   * the inputs are the same. Recorded, asked and refused as any verdict.
+   */
+  judged?: CommandVerdict;
+  /**
    * Answers this check's "ask" instead of the guard's approver: an agent's
    * own permission request is answered with the options it offered.
    */
@@ -224,6 +232,8 @@ export class Guard {
     };
     const found = this.policy === null
       ? null
+      : check.judged !== undefined
+      ? check.judged
       : check.line !== undefined
       ? await this.policy.checkLine(check.line, context)
       : await this.policy.checkArgv(check.argv ?? [], context);
@@ -308,6 +318,8 @@ export class Guard {
       preApproved?: RuleMatch;
       /** Who sent the line: typed (default), or a session's exec that typed it. */
       origin?: CommandOrigin;
+      /** Exec's verdict on this very line and context (see CommandCheck.judged). */
+      judged?: CommandVerdict;
     },
     actor: Actor,
   ): Promise<TypedLineAnswer> {

@@ -69,6 +69,7 @@ const schemas = {
     port: z.number().int().optional(),
     cast: z.string().optional(),
   }),
+  none: z.object({}).optional(),
 };
 
 /** Serves one JSON-RPC connection over `stream`; resolves when it closes. */
@@ -118,13 +119,13 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
       const exitStatus = session.terminal.exitStatus;
       return { text, totalBytes: end, exited: exitStatus !== null, exitStatus };
     }));
-  app.onRequest(SERVER_METHODS.info, z.object({}).optional(), () => ({
+  app.onRequest(SERVER_METHODS.info, schemas.none, () => ({
     pid: process.pid,
     version: VERSION,
     socket: options.socket,
     sessions: sessions.list(),
   }));
-  app.onRequest(SERVER_METHODS.stop, z.object({}).optional(), () => {
+  app.onRequest(SERVER_METHODS.stop, schemas.none, () => {
     setTimeout(options.stop, 0); // After the answer is on its way.
     return { stopping: true };
   });

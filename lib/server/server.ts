@@ -281,7 +281,9 @@ async function serveHello(
   const { sessions, signal } = context;
   switch (hello.kind) {
     case "rpc": {
-      await writeJsonLine(socket, { ok: true, pid: process.pid, version: VERSION });
+      // Not waited for: the socket keeps the order of writes, and the client's requests,
+      // which follow its hello at once, are read without one more turn of the event loop.
+      void writeJsonLine(socket, { ok: true, pid: process.pid, version: VERSION });
       const stream = socketMessages(socket, rest);
       const done = serveRpc(stream, {
         sessions,

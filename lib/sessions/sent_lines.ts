@@ -3,11 +3,13 @@
  * the guard's check before a line is sent; an "ask" approved then, which the
  * shell's own check of the same line takes instead of asking again; and
  * exec's line, recorded in the audit log once, by the shell's check or, if
- * the shell never checks it (something else read the line), here.
+ * the shell never checks it (something else read the line), here; and exec's
+ * verdict, which the shell's check of the very same line in the very same
+ * context takes instead of judging it again.
  * @module
  */
 
-import type { RuleMatch } from "../policy/types.ts";
+import type { CommandVerdict, RuleMatch } from "../policy/types.ts";
 import type { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";
 
@@ -24,6 +26,22 @@ export interface SentLine {
   recordedByShell: boolean;
 }
 
+/** What the shell reports of a line it is about to run (see typed_lines.ts). */
+export interface ShellLine {
+  line: string;
+  cwd: string;
+  path: string;
+  aliases: Record<string, string>;
+}
+
+/** The shell's check of exec's line: whether it is exec's, and exec's verdict when it applies. */
+export interface ExecLineMatch {
+  /** The line is the one exec sent (one audit event: sent by exec's client, run by the shell). */
+  sent: boolean;
+  /** Exec's verdict, when the shell runs that line with the inputs exec's check had. */
+  judged?: CommandVerdict;
+}
+
 /** The checks of one session's sent lines. */
 export class SentLineChecks {
   readonly #guard: Guard;
@@ -33,6 +51,9 @@ export class SentLineChecks {
   #execLine: string | null = null;
   /** Records exec's line when the shell did not check it. */
   #unchecked: (() => void) | undefined;
+  /** Exec's allowed line and what its verdict was judged with, until the shell's check takes it. */
+  #judged: { line: string; cwd: string; path: string | undefined; verdict: CommandVerdict } | null =
+    null;
 
   constructor(guard: Guard) {
     this.#guard = guard;
@@ -46,6 +67,7 @@ export class SentLineChecks {
   async check(sent: SentLine, actor: Actor): Promise<void> {
     this.#approved = null;
     this.#execLine = null;
+    this.#judged = null;
     const { origin, line, cwd, env, readBy, recordedByShell } = sent;
     const verdict = await this.#guard.checkCommand(
       { origin, line, cwd, env, recordedByShell, ...(readBy ? { readBy } : {}) },
@@ -65,14 +87,30 @@ export class SentLineChecks {
         });
     }
     if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };
+    if (recordedByShell && verdict?.decision === "allow") {
+      this.#judged = { line, cwd, path: env.PATH, verdict };
+    }
   }
 
-  /** Whether `line` is the one exec sent (used once: the shell's check records it). */
-  takeExecLine(line: string): boolean {
-    const sent = this.#execLine === line;
+  /**
+   * Whether the shell's line is the one exec sent (used once: the shell's
+   * check records it), with exec's verdict when the shell runs that line in
+   * the directory and with the PATH exec's check had, and none of the
+   * commands exec's check found is named by one of the shell's aliases
+   * (which exec's check did not know, and which the policy consults only for
+   * a command's first word): the policy's inputs are then the same, so is
+   * its verdict. Otherwise the shell's check judges the line itself.
+   */
+  takeExecLine(shell: ShellLine): ExecLineMatch {
+    const sent = this.#execLine === shell.line;
+    const judged = this.#judged;
     this.#execLine = null;
+    this.#judged = null;
     if (sent) this.#unchecked = undefined;
-    return sent;
+    const same = judged !== null && judged.line === shell.line && judged.cwd === shell.cwd &&
+      judged.path === shell.path &&
+      !judged.verdict.commands.some((command) => Object.hasOwn(shell.aliases, command.words[0]));
+    return same ? { sent, judged: judged.verdict } : { sent };
   }
 
   /** Records exec's line if the shell has not checked it by now. */
@@ -80,6 +118,7 @@ export class SentLineChecks {
     this.#unchecked?.();
     this.#unchecked = undefined;
     this.#execLine = null;
+    this.#judged = null;
   }
 
   /** The rule whose "ask" was approved when `line` was sent, for the shell's check of it; used once. */

@@ -146,17 +146,22 @@ export class Session {
     // Lines typed into the shell go through the same guard, unless there is no policy to apply.
     const opened: { session?: Session } = {};
     const lineCheck = options.lineCheck ??
-      (guard.policy === null ? undefined : (typed: TypedLine) =>
-        guard.checkTypedLine(typed.line, {
+      (guard.policy === null ? undefined : (typed: TypedLine) => {
+        const session = opened.session;
+        const preApproved = session?.takeApproval(typed.line);
+        // A line exec sent is one event: sent by exec's client, seen by the shell; judged
+        // once when the shell runs it with the inputs exec's check had.
+        const exec = session === undefined ? { sent: false } : session.#checks.takeExecLine(typed);
+        return guard.checkTypedLine(typed.line, {
           cwd: typed.cwd,
+          // The environment exec's check had (the session's), with the shell's PATH.
           env: { ...env, PATH: typed.path },
           aliases: typed.aliases,
-          preApproved: opened.session?.takeApproval(typed.line),
-          // A line exec sent is one event: sent by exec's client, seen by the shell.
-          origin: opened.session !== undefined && opened.session.#checks.takeExecLine(typed.line)
-            ? "exec"
-            : "typed",
-        }, { ...actor, ...clientOf(opened.session) }));
+          preApproved,
+          origin: exec.sent ? "exec" : "typed",
+          ...(exec.judged === undefined ? {} : { judged: exec.judged }),
+        }, { ...actor, ...clientOf(session) });
+      });
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
     });

@@ -351,4 +351,53 @@ describe("sessions: typed lines through the guard", () => {
       assert.deepEqual(asked, ["harmless --dry-run"]);
     });
   });
+
+  it("an exec'd line is judged once: the shell's check takes exec's verdict when its inputs are the same", async () => {
+    await withSessions(async (kit) => {
+      const policy = createPolicy({ deny: ["touch"] });
+      const judged: string[] = [];
+      const events: { event: string; line?: string; origin?: string; shell?: boolean }[] = [];
+      const guard = new Guard({
+        mode: "cli",
+        policy: {
+          ...policy,
+          checkLine: (line, context) => {
+            judged.push(line);
+            return policy.checkLine(line, context);
+          },
+        },
+        // Setting PATH is asked about (what later lines run depends on it).
+        approver: (request) =>
+          Promise.resolve({ approved: request.subject.startsWith("PATH="), by: "test" }),
+        audit: { enabled: true, record: (_actor, event) => void events.push(event) },
+      });
+      const session = await kit.open("judged", { program: ["bash"], guard });
+      await session.exec("echo warm", TIMEOUT_MS);
+      judged.length = 0;
+      events.length = 0;
+      const result = await session.exec("echo judged once", TIMEOUT_MS);
+      assert.equal(result.output, "judged once\n");
+      assert.deepEqual(judged, ["echo judged once"]);
+      // Still one audit event for the line: sent by exec, run by the shell.
+      const recorded = events.filter((e) => e.event === "command");
+      assert.deepEqual(
+        recorded.map(({ line, origin, shell }) => ({ line, origin, shell })),
+        [{ line: "echo judged once", origin: "exec", shell: true }],
+      );
+      // Typed by hand, a line is judged by the shell's check itself.
+      session.type("echo by hand");
+      session.keys(["Enter"]);
+      await session.wait({ regex: "\nby hand\n", scope: "all" }, TIMEOUT_MS);
+      assert.deepEqual(judged, ["echo judged once", "echo by hand"]);
+      // Another PATH in the shell than exec's check had: the shell's check judges again.
+      await session.exec("PATH=/nowhere-else:$PATH", TIMEOUT_MS);
+      judged.length = 0;
+      await session.exec("echo other path", TIMEOUT_MS);
+      assert.deepEqual(judged, ["echo other path", "echo other path"]);
+      // A denied line is refused before it is sent, as before.
+      const marker = join(kit.home, "m12");
+      await assert.rejects(session.exec(`touch ${marker}`, TIMEOUT_MS), /Denied by policy/);
+      assert.equal(existsSync(marker), false);
+    });
+  });
 });
