@@ -80,9 +80,10 @@ export interface CommandCheck {
   /**
    * The policy's verdict on this very line with these very inputs (directory,
    * environment, and no alias naming any of its commands) from a moment ago:
-   * exec's own check, which the shell's check of the line it runs repeats. It is used instead of judging the line
-   * again (issue 16: one analysis per exec'd line); the caller vouches that
-   * the inputs are the same. Recorded, asked and refused as any verdict.
+   * exec's own check, which the shell's check of the line it runs repeats.
+   * It is used instead of judging the line again (one analysis per exec'd
+   * line); the caller vouches that the inputs are the same. Recorded, asked
+   * and refused as any verdict.
    */
   judged?: CommandVerdict;
   /**
