@@ -9,6 +9,7 @@ import { connectUnix } from "./bun_unix.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./bun_http.ts";
 import { loadLibc } from "./bun_libc.ts";
+import { startBunReader } from "./bun_pty_reader.ts";
 import { isatty, lstat } from "./bun_stat.ts";
 import { orderedWriter } from "./ordered_writer.ts";
 import { fileLimit, type LaunchedProcess, PtySpawner } from "./pty.ts";
@@ -127,7 +128,8 @@ export const bunRuntime: Runtime = {
   env: () => ({ ...process.env }) as Record<string, string>,
   exit: (code) => process.exit(code),
   cwd: () => process.cwd(),
-  spawnPty: (options) => (ptys ??= new PtySpawner(loadLibc(), launch)).spawn(options),
+  spawnPty: (options) =>
+    (ptys ??= new PtySpawner(loadLibc(), launch, startBunReader)).spawn(options),
   spawnPiped,
   kill(pid, signal) {
     try {

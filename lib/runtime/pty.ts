@@ -19,6 +19,7 @@ import {
 import { type Libc, O_CLOEXEC, O_NOCTTY, O_NONBLOCK, O_RDWR, TIOCSWINSZ } from "./libc.ts";
 import { nodeFs } from "./node_fs.ts";
 import { PtyPoller } from "./pty_poller.ts";
+import { PtyReader, type StartReader } from "./pty_reader.ts";
 import type { ExitStatus, PtyProcess, PtySpawnOptions } from "./types.ts";
 
 const encoder = new TextEncoder();
@@ -100,20 +101,25 @@ export type Launch = (
 export class PtySpawner {
   #libc: Libc;
   #launch: Launch;
-  #poller: PtyPoller | undefined;
+  #startReader: StartReader | undefined;
+  #poller: PtyPoller | PtyReader | undefined;
 
-  constructor(libc: Libc, launch: Launch) {
+  /** With `startReader`, masters are read on a thread of their own (`pty_reader.ts`). */
+  constructor(libc: Libc, launch: Launch, startReader?: StartReader) {
     this.#libc = libc;
     this.#launch = launch;
+    this.#startReader = startReader;
   }
 
   /** See `Runtime.spawnPty`. */
   spawn(options: PtySpawnOptions): PtyProcess {
     const libc = this.#libc;
-    let poller: PtyPoller;
+    let poller: PtyPoller | PtyReader;
     let master: { fd: number; slavePath: string };
     try {
-      poller = this.#poller ??= new PtyPoller(libc);
+      poller = this.#poller ??= this.#startReader === undefined
+        ? new PtyPoller(libc)
+        : new PtyReader(libc, this.#startReader);
       master = openPtyMaster(libc);
     } catch (error) {
       throw this.#explain(error);

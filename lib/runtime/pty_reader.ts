@@ -1,0 +1,283 @@
+/**
+ * Every PTY master read on a thread of its own, parsed on the JavaScript
+ * thread: the same contract as `PtyPoller` (add, write, close), with reading
+ * and parsing overlapped.
+ *
+ * With one thread doing both, the writer stopped whenever termbridge parsed:
+ * the kernel holds only ~64 KiB between a program and its terminal's reader,
+ * so a flood went read, parse, read, parse, each waiting for the other (a
+ * plain flood at 0.40x of script(1)). Here a worker (`pty_reader_worker.ts`)
+ * polls the masters and reads them into a 1 MiB ring in a SharedArrayBuffer,
+ * 256 KiB per master and round so that a flood cannot starve the others;
+ * the JavaScript thread takes records out in order, copies them (joined per
+ * terminal, up to 256 KiB) and hands them on. A full ring stops the worker,
+ * which stops the writer: a slow consumer still slows the program instead of
+ * growing a queue. Writes stay on the JavaScript thread; the worker only
+ * says when a master can take queued input.
+ * @module
+ */
+
+import { EAGAIN, EINTR, type Libc } from "./libc.ts";
+import { LAYOUT, RECORD, sharedBytes, SLOT } from "./pty_reader_worker.ts";
+
+/** The worker as the runtime started it. */
+export interface ReaderThread {
+  /** Keeps the process alive while terminals are open. */
+  ref(): void;
+  unref(): void;
+}
+
+/** Starts the worker on `shared` (runtime-specific: its FFI binding). */
+export type StartReader = (shared: SharedArrayBuffer, wakeFd: number) => ReaderThread;
+
+/** Bytes handed on at most at once (consecutive records of one terminal joined). */
+const GATHER = 256 * 1024;
+/** Bytes taken out of the ring per event-loop turn before other I/O gets a turn. */
+const TURN = 512 * 1024;
+
+/** What is added to the eventfd to wake the worker's poll: a 64-bit 1. */
+const WAKE = new Uint8Array(new BigUint64Array([1n]).buffer);
+
+interface Entry {
+  fd: number;
+  onData: (bytes: Uint8Array) => void;
+  onEnd: () => void;
+  pending: Uint8Array[];
+}
+
+/** Multiplexes reads and writes of many PTY masters; reading runs on a worker. */
+export class PtyReader {
+  #libc: Libc;
+  #entries = new Map<number, Entry>();
+  #ctl: Int32Array;
+  #table: Int32Array;
+  #ring: Uint8Array;
+  #words: Int32Array;
+  #mask = LAYOUT.ringSize - 1;
+  #consumed = 0;
+  #gather = new Uint8Array(GATHER);
+  #wakeFd: number;
+  #thread: ReaderThread;
+  #running = false;
+  /** Closes waiting for the worker to let go of their fd. */
+  #closing = 0;
+
+  /** @throws {Error} when the eventfd or the worker cannot be made */
+  constructor(libc: Libc, start: StartReader) {
+    this.#libc = libc;
+    const shared = new SharedArrayBuffer(sharedBytes(LAYOUT));
+    this.#ctl = new Int32Array(shared, 0, 8);
+    this.#table = new Int32Array(shared, LAYOUT.tableAt, LAYOUT.capacity * 2);
+    this.#ring = new Uint8Array(shared, LAYOUT.ringAt, LAYOUT.ringSize);
+    this.#words = new Int32Array(shared, LAYOUT.ringAt, LAYOUT.ringSize / 4);
+    this.#wakeFd = libc.eventfd(0, 0x800 | 0x80000); // EFD_NONBLOCK | EFD_CLOEXEC
+    if (this.#wakeFd < 0) throw new Error(`Cannot create an eventfd: errno ${libc.errno()}`);
+    this.#thread = start(shared, this.#wakeFd);
+    this.#thread.unref();
+  }
+
+  /** Starts watching a master fd. `onEnd` is called once at end of output. */
+  add(fd: number, onData: (bytes: Uint8Array) => void, onEnd: () => void): void {
+    if (this.#entries.size >= LAYOUT.capacity) {
+      throw new Error(`Cannot watch more than ${LAYOUT.capacity} terminals`);
+    }
+    this.#entries.set(fd, { fd, onData, onEnd, pending: [] });
+    this.#publishTable();
+    this.#kick();
+  }
+
+  /** Writes to a master, queueing what the kernel does not take at once. */
+  write(fd: number, data: Uint8Array): void {
+    const entry = this.#entries.get(fd);
+    if (entry === undefined) return; // Output ended: nothing reads input any more.
+    if (entry.pending.length > 0) {
+      entry.pending.push(data.slice());
+      return;
+    }
+    const rest = this.#writeNow(fd, data);
+    if (rest !== null) {
+      entry.pending.push(rest.slice());
+      this.#publishTable(); // The worker now polls it for POLLOUT too.
+    }
+  }
+
+  /** Stops watching `fd` and closes it once the worker no longer touches it. */
+  async close(fd: number): Promise<void> {
+    this.#entries.delete(fd);
+    const version = this.#publishTable();
+    this.#closing++;
+    this.#kick();
+    try {
+      // Never drain inside the caller's turn: it may be an onData of the drain running now.
+      await Promise.resolve();
+      for (;;) {
+        const seen = Atomics.load(this.#ctl, SLOT.SEEN_GEN);
+        if (((seen - version) | 0) >= 0) break;
+        const wait = Atomics.waitAsync(this.#ctl, SLOT.SEEN_GEN, seen);
+        if (wait.async) await wait.value;
+      }
+      // What the worker read from this fd before it let go goes nowhere; nothing of a later
+      // master with the same number can be in the ring before the number is reused.
+      this.#drain(Infinity);
+      this.#libc.close(fd);
+    } finally {
+      this.#closing--;
+      Atomics.notify(this.#ctl, SLOT.WRITTEN); // The loop may be waiting with nothing left to do.
+    }
+  }
+
+  /** Returns the unwritten rest of `data`, or null when all was written. */
+  #writeNow(fd: number, data: Uint8Array): Uint8Array | null {
+    const c = this.#libc;
+    let offset = 0;
+    while (offset < data.length) {
+      const view = data.subarray(offset);
+      const n = Number(c.write(fd, view, view.length));
+      if (n > 0) {
+        offset += n;
+        continue;
+      }
+      const code = c.errno();
+      if (code === EINTR) continue;
+      if (code === EAGAIN) return data.subarray(offset);
+      return null; // The terminal is gone; its end of output will be reported by the reader.
+    }
+    return null;
+  }
+
+  /** Rewrites the fd table for the worker and wakes it; returns the table's new version. */
+  #publishTable(): number {
+    const ctl = this.#ctl;
+    Atomics.add(ctl, SLOT.GEN, 1); // Odd: being rewritten.
+    let i = 0;
+    for (const entry of this.#entries.values()) {
+      this.#table[2 * i] = entry.fd;
+      this.#table[2 * i + 1] = entry.pending.length > 0 ? 1 : 0;
+      i++;
+    }
+    Atomics.store(ctl, SLOT.COUNT, i);
+    const version = Atomics.add(ctl, SLOT.GEN, 1) + 1;
+    this.#ringBell();
+    this.#libc.write(this.#wakeFd, WAKE, 8);
+    return version;
+  }
+
+  #ringBell(): void {
+    Atomics.add(this.#ctl, SLOT.BELL, 1);
+    Atomics.notify(this.#ctl, SLOT.BELL);
+  }
+
+  #kick(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#thread.ref();
+    this.#loop().catch((error) => {
+      console.error("termbridge: PTY read loop failed:", error);
+    }).finally(() => {
+      this.#running = false;
+      this.#thread.unref();
+    });
+  }
+
+  async #loop(): Promise<void> {
+    const ctl = this.#ctl;
+    while (this.#entries.size > 0 || this.#closing > 0) {
+      const written = Atomics.load(ctl, SLOT.WRITTEN);
+      if (written === this.#consumed) {
+        const wait = Atomics.waitAsync(ctl, SLOT.WRITTEN, written);
+        if (wait.async) await wait.value;
+        continue;
+      }
+      this.#drain(TURN);
+      // Let the event loop look at its other I/O (stdin, sockets) before the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /**
+   * Takes records out of the ring, up to `limit` bytes of data, and hands
+   * them on: consecutive data of one terminal joined into one chunk, the
+   * ring's room given back before the chunk is parsed, so that the worker
+   * reads on meanwhile.
+   */
+  #drain(limit: number): void {
+    const ctl = this.#ctl;
+    const words = this.#words;
+    const size = LAYOUT.ringSize;
+    let taken = 0;
+    while (taken < limit) {
+      const written = Atomics.load(ctl, SLOT.WRITTEN);
+      let consumed = this.#consumed;
+      if (consumed === written) return;
+      let fd = words[(consumed & this.#mask) >> 2];
+      let length = words[((consumed & this.#mask) >> 2) + 1];
+      if (fd === RECORD.WRAP) {
+        this.#release((consumed + size - (consumed & this.#mask)) | 0);
+        continue;
+      }
+      if (length < 0) {
+        this.#release((consumed + 8) | 0);
+        this.#control(fd, length);
+        continue;
+      }
+      // Data: join what follows of the same terminal.
+      let filled = 0;
+      for (;;) {
+        const at = consumed & this.#mask;
+        this.#gather.set(this.#ring.subarray(at + 8, at + 8 + length), filled);
+        filled += length;
+        consumed = (consumed + 8 + ((length + 7) & ~7)) | 0;
+        if (consumed === written) break;
+        let next = consumed & this.#mask;
+        if (words[next >> 2] === RECORD.WRAP) {
+          const wrapped = (consumed + size - next) | 0;
+          if (wrapped === written) {
+            consumed = wrapped;
+            break;
+          }
+          next = 0;
+          if (words[0] !== fd) break;
+          consumed = wrapped;
+        } else if (words[next >> 2] !== fd) break;
+        length = words[(next >> 2) + 1];
+        if (length < 0 || filled + length > GATHER) break;
+        fd = words[next >> 2];
+      }
+      this.#release(consumed);
+      taken += filled;
+      const entry = this.#entries.get(fd);
+      entry?.onData(this.#gather.subarray(0, filled));
+    }
+  }
+
+  /** Gives the ring's room up to `consumed` back, waking the worker if it waits for it. */
+  #release(consumed: number): void {
+    this.#consumed = consumed;
+    Atomics.store(this.#ctl, SLOT.CONSUMED, consumed);
+    if (Atomics.load(this.#ctl, SLOT.FULL) !== 0) this.#ringBell();
+  }
+
+  #control(fd: number, code: number): void {
+    const entry = this.#entries.get(fd);
+    if (entry === undefined) return; // Closed meanwhile.
+    if (code === RECORD.END) {
+      this.#entries.delete(fd);
+      this.#publishTable();
+      entry.onEnd();
+    } else if (code === RECORD.WRITABLE) {
+      this.#flush(entry);
+      if (entry.pending.length > 0) this.#publishTable(); // Ask again.
+    }
+  }
+
+  #flush(entry: Entry): void {
+    while (entry.pending.length > 0) {
+      const rest = this.#writeNow(entry.fd, entry.pending[0]);
+      if (rest !== null) {
+        entry.pending[0] = rest;
+        return;
+      }
+      entry.pending.shift();
+    }
+  }
+}
