@@ -5,6 +5,7 @@
 
 import { connectUnix } from "./node_unix.ts";
 import { closeOnExec, libc } from "./deno_libc.ts";
+import { startDenoReader } from "./deno_pty_reader.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./deno_http.ts";
 import { orderedWriter } from "./ordered_writer.ts";
@@ -42,7 +43,7 @@ function launch(
   return { pid: child.pid, status: child.status.then(toExitStatus) };
 }
 
-const ptys = new PtySpawner(libc, launch);
+const ptys = new PtySpawner(libc, launch, startDenoReader);
 
 function spawnPiped(options: PipedSpawnOptions): PipedProcess {
   const [command, ...args] = options.argv;

@@ -31,7 +31,7 @@ export interface ReaderThread {
 export type StartReader = (shared: SharedArrayBuffer, wakeFd: number) => ReaderThread;
 
 /** Bytes handed on at most at once (consecutive records of one terminal joined). */
-const GATHER = 256 * 1024;
+const GATHER = 128 * 1024;
 /** Bytes taken out of the ring per event-loop turn before other I/O gets a turn. */
 const TURN = 512 * 1024;
 

@@ -1,0 +1,36 @@
+/**
+ * The PTY reader's worker on Deno (see `pty_reader.ts`): poll(2) and read(2)
+ * through Deno's FFI in a `node:worker_threads` Worker, which, unlike Deno's
+ * web Worker, can stop holding the process open (`unref`).
+ * @module
+ */
+
+import { Worker } from "node:worker_threads";
+import type { ReaderThread } from "./pty_reader.ts";
+import { readerWorkerSource } from "./pty_reader_worker.ts";
+
+const BINDING = `
+import { parentPort } from "node:worker_threads";
+const c = Deno.dlopen("libc.so.6", {
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32" },
+  read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  __errno_location: { parameters: [], result: "pointer" },
+}).symbols;
+const sysPoll = (fds, count) => c.poll(fds, BigInt(count), -1);
+const sysRead = (fd, view) => {
+  const n = Number(c.read(fd, view, BigInt(view.length)));
+  return n >= 0 ? n : -new Deno.UnsafePointerView(c.__errno_location()).getInt32();
+};
+const onStart = (handler) => parentPort.once("message", handler);
+`;
+
+/** Starts the reader's worker on `shared`; it runs for the life of the process. */
+export function startDenoReader(shared: SharedArrayBuffer, wakeFd: number): ReaderThread {
+  const source = readerWorkerSource(BINDING);
+  // Deno's node:worker_threads takes file: and data: URLs only.
+  // (Its URL type is node:url's, which bun-types makes differ from the global one.)
+  const url = new URL(`data:text/javascript,${encodeURIComponent(source)}`);
+  const worker = new Worker(url as ConstructorParameters<typeof Worker>[0]);
+  worker.postMessage({ shared, wakeFd });
+  return { ref: () => worker.ref(), unref: () => worker.unref() };
+}
