@@ -1,0 +1,103 @@
+/**
+ * The PTY reader (masters read on a worker into a ring, parsed on the
+ * JavaScript thread), through `runtime.spawnPty` on the test's runtime: a
+ * flood against a slow consumer (the ring fills and wraps), a master closed
+ * in the middle of a flood and its number reused, and input larger than the
+ * kernel takes at once.
+ * @module
+ */
+
+import { describe, it } from "../harness.ts";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { runtime } from "../../lib/runtime/mod.ts";
+import type { PtyProcess } from "../../lib/runtime/mod.ts";
+
+const env = { PATH: runtime.env().PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" };
+
+/** Starts `argv` in a PTY with `onData`. */
+function start(argv: string[], onData: (bytes: Uint8Array) => void): PtyProcess {
+  return runtime.spawnPty({ argv, env, cols: 80, rows: 24, onData });
+}
+
+/** Resolves once `condition` holds, checking every 10 ms. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** Busy-waits `ms` milliseconds: a consumer slower than the program. */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) { /* waiting on purpose */ }
+}
+
+describe("runtime: pty reader", () => {
+  it("runtime: a flood read faster than it is consumed arrives whole and in order", async () => {
+    const count = 1_500_000; // ~11 MB on the wire: the 1 MiB ring fills and wraps many times
+    const decoder = new TextDecoder();
+    let partial = "";
+    let next = 1;
+    let wrong: string | undefined;
+    let chunks = 0;
+    const pty = start(["seq", "1", String(count)], (bytes) => {
+      if (++chunks % 8 === 0) spin(3);
+      const lines = (partial + decoder.decode(bytes, { stream: true })).split("\r\n");
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (wrong === undefined && line !== String(next)) wrong = `line ${next} was "${line}"`;
+        next++;
+      }
+    });
+    try {
+      assert.deepEqual(await pty.exited, { exitCode: 0, signal: null });
+    } finally {
+      await pty.close();
+    }
+    assert.equal(wrong, undefined);
+    assert.equal(partial, "");
+    assert.equal(next, count + 1);
+  });
+
+  it("runtime: a master closed during a flood sends nothing to the next terminal given its number", async () => {
+    for (let round = 0; round < 5; round++) {
+      let flooded = 0;
+      const flood = start(["yes", "flood"], (bytes) => {
+        flooded += bytes.length;
+        spin(2); // A slow consumer: the ring is full when the master is closed.
+      });
+      await until(() => flooded > 256 * 1024);
+      runtime.kill(flood.pid, "SIGKILL");
+      await flood.close(); // The number is free now; the next master likely gets it.
+      const output: string[] = [];
+      const decoder = new TextDecoder();
+      const fresh = start(
+        ["echo", `fresh-${round}`],
+        (bytes) => output.push(decoder.decode(bytes)),
+      );
+      assert.deepEqual(await fresh.exited, { exitCode: 0, signal: null });
+      await fresh.close();
+      await flood.exited; // Its end of output never comes (closed first): the grace timer ends it.
+      assert.equal(output.join(""), `fresh-${round}\r\n`);
+    }
+  });
+
+  it("runtime: input larger than the kernel takes at once is written whole, in order", async () => {
+    const output: string[] = [];
+    const decoder = new TextDecoder();
+    const size = 1_000_000;
+    const input = new Uint8Array(size).map((_, i) => 0x61 + (i % 26));
+    const md5 = createHash("md5").update(input).digest("hex");
+    const pty = start(
+      ["sh", "-c", "stty raw -echo; echo ready; head -c 1000000 | md5sum"],
+      (bytes) => output.push(decoder.decode(bytes, { stream: true })),
+    );
+    try {
+      await until(() => output.join("").includes("ready"));
+      pty.write(input);
+      assert.deepEqual(await pty.exited, { exitCode: 0, signal: null });
+    } finally {
+      await pty.close();
+    }
+    assert.equal(output.join(""), `ready\n${md5}  -\n`); // raw: no CR added
+  });
+});
