@@ -37,6 +37,9 @@ export function startBunReader(shared: SharedArrayBuffer, wakeFd: number): Reade
     new Blob([readerWorkerSource(BINDING)], { type: "text/javascript" }),
   );
   const worker = new Worker(url) as UnrefWorker;
+  worker.addEventListener("error", (event) => {
+    console.error("termbridge: the PTY reader failed:", event.message);
+  });
   worker.postMessage({ shared, wakeFd });
   // The worker loads its code after the constructor returned: revoke only once it answered
   // (it never does) or the process ends; one URL for the process's life costs nothing.

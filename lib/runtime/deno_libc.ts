@@ -17,8 +17,6 @@ const SYMBOLS = {
   close: { parameters: ["i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
-  // Deno runs it on its blocking thread pool and returns a promise.
-  poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   __errno_location: { parameters: [], result: "pointer" },
   getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
   setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
@@ -48,7 +46,6 @@ export const libc: Libc = {
     const pointer = c.__errno_location();
     return pointer === null ? 0 : new Deno.UnsafePointerView(pointer).getInt32();
   },
-  pollAsync: async (fds, count) => void await c.poll(fds, BigInt(count), -1),
 };
 
 const F_GETFD = 1;

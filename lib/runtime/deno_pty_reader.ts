@@ -31,6 +31,7 @@ export function startDenoReader(shared: SharedArrayBuffer, wakeFd: number): Read
   // (Its URL type is node:url's, which bun-types makes differ from the global one.)
   const url = new URL(`data:text/javascript,${encodeURIComponent(source)}`);
   const worker = new Worker(url as ConstructorParameters<typeof Worker>[0]);
+  worker.on("error", (error) => console.error("termbridge: the PTY reader failed:", error));
   worker.postMessage({ shared, wakeFd });
   return { ref: () => worker.ref(), unref: () => worker.unref() };
 }

@@ -2,7 +2,8 @@
  * The libc calls termbridge makes for pseudo-terminals and the open-files
  * limit, as one interface that each runtime binds through its own FFI
  * (`deno_libc.ts`, `bun_libc.ts`); the code on top of it (`pty.ts`,
- * `pty_poller.ts`) is shared.
+ * `pty_reader.ts`) is shared; the reader's worker binds poll(2) and read(2)
+ * itself (`bun_pty_reader.ts`, `deno_pty_reader.ts`).
  * @module
  */
 
@@ -21,12 +22,6 @@ export interface Libc {
   setrlimit(resource: number, limits: Uint8Array): number;
   /** The calling thread's errno, right after a call that failed. */
   errno(): number;
-  /**
-   * poll(2) with an infinite timeout, run off the JavaScript thread: the
-   * promise settles when a descriptor in `fds` (an array of `struct pollfd`)
-   * is ready, with `revents` filled in.
-   */
-  pollAsync(fds: Uint8Array, count: number): Promise<void>;
 }
 
 export const O_RDWR = 0x2;
@@ -40,10 +35,3 @@ export const EFD_CLOEXEC = 0x80000;
 /** errno values the PTY code tells apart. */
 export const EAGAIN = 11;
 export const EINTR = 4;
-
-/** poll(2) event bits. */
-export const POLLIN = 0x1;
-export const POLLOUT = 0x4;
-export const POLLERR = 0x8;
-export const POLLHUP = 0x10;
-export const POLLNVAL = 0x20;

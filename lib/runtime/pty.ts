@@ -1,7 +1,7 @@
 /**
  * Pseudo-terminals on top of libc, for both runtimes: the master is opened
  * here, the child is started by the runtime's own process spawn through
- * `setsid`, and one poll loop (`pty_poller.ts`) reads every master. Each
+ * `setsid`, and one worker (`pty_reader.ts`) polls and reads every master. Each
  * terminal costs two descriptors in termbridge: its master, and the
  * runtime's handle on the child (a pidfd).
  * @module
@@ -18,7 +18,6 @@ import {
 } from "./file_limit.ts";
 import { type Libc, O_CLOEXEC, O_NOCTTY, O_NONBLOCK, O_RDWR, TIOCSWINSZ } from "./libc.ts";
 import { nodeFs } from "./node_fs.ts";
-import { PtyPoller } from "./pty_poller.ts";
 import { PtyReader, type StartReader } from "./pty_reader.ts";
 import type { ExitStatus, PtyProcess, PtySpawnOptions } from "./types.ts";
 
@@ -101,11 +100,11 @@ export type Launch = (
 export class PtySpawner {
   #libc: Libc;
   #launch: Launch;
-  #startReader: StartReader | undefined;
-  #poller: PtyPoller | PtyReader | undefined;
+  #startReader: StartReader;
+  #poller: PtyReader | undefined;
 
-  /** With `startReader`, masters are read on a thread of their own (`pty_reader.ts`). */
-  constructor(libc: Libc, launch: Launch, startReader?: StartReader) {
+  /** `startReader` starts the runtime's worker that reads the masters (`pty_reader.ts`). */
+  constructor(libc: Libc, launch: Launch, startReader: StartReader) {
     this.#libc = libc;
     this.#launch = launch;
     this.#startReader = startReader;
@@ -114,12 +113,10 @@ export class PtySpawner {
   /** See `Runtime.spawnPty`. */
   spawn(options: PtySpawnOptions): PtyProcess {
     const libc = this.#libc;
-    let poller: PtyPoller | PtyReader;
+    let poller: PtyReader;
     let master: { fd: number; slavePath: string };
     try {
-      poller = this.#poller ??= this.#startReader === undefined
-        ? new PtyPoller(libc)
-        : new PtyReader(libc, this.#startReader);
+      poller = this.#poller ??= new PtyReader(libc, this.#startReader);
       master = openPtyMaster(libc);
     } catch (error) {
       throw this.#explain(error);

@@ -1,7 +1,6 @@
 /**
  * Every PTY master read on a thread of its own, parsed on the JavaScript
- * thread: the same contract as `PtyPoller` (add, write, close), with reading
- * and parsing overlapped.
+ * thread, with reading and parsing overlapped.
  *
  * With one thread doing both, the writer stopped whenever termbridge parsed:
  * the kernel holds only ~64 KiB between a program and its terminal's reader,
@@ -17,7 +16,7 @@
  * @module
  */
 
-import { EAGAIN, EINTR, type Libc } from "./libc.ts";
+import { EAGAIN, EFD_CLOEXEC, EFD_NONBLOCK, EINTR, type Libc } from "./libc.ts";
 import { LAYOUT, RECORD, sharedBytes, SLOT } from "./pty_reader_worker.ts";
 
 /** The worker as the runtime started it. */
@@ -70,7 +69,7 @@ export class PtyReader {
     this.#table = new Int32Array(shared, LAYOUT.tableAt, LAYOUT.capacity * 2);
     this.#ring = new Uint8Array(shared, LAYOUT.ringAt, LAYOUT.ringSize);
     this.#words = new Int32Array(shared, LAYOUT.ringAt, LAYOUT.ringSize / 4);
-    this.#wakeFd = libc.eventfd(0, 0x800 | 0x80000); // EFD_NONBLOCK | EFD_CLOEXEC
+    this.#wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (this.#wakeFd < 0) throw new Error(`Cannot create an eventfd: errno ${libc.errno()}`);
     this.#thread = start(shared, this.#wakeFd);
     this.#thread.unref();
