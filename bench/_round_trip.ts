@@ -7,6 +7,7 @@
 import { runtime } from "../lib/runtime/mod.ts";
 import { Terminal } from "../lib/terminal/terminal.ts";
 import { BASH, openBash, PROMPT, waitForLine, waitForPrompt } from "./_bash.ts";
+import { echoFloor } from "./_echo_floor.ts";
 import { fixed, percentile, progress, ratio, type Row, verdict } from "./_report.ts";
 import { pollPane, tmuxAvailable, TmuxServer } from "./_tmux.ts";
 
@@ -95,6 +96,8 @@ async function terminalTrueRuns(rounds: number): Promise<number[]> {
 export async function roundTripSection(rounds: number): Promise<Row[]> {
   progress(`${SECTION}: termbridge echo x${rounds}`);
   const { latencies: ours, disposeMs } = await terminalEchoes(rounds);
+  progress(`${SECTION}: the same bash read by python3 x${rounds}`);
+  const floor = echoFloor(rounds);
   progress(`${SECTION}: tmux echo x${rounds}`);
   const tmux = tmuxAvailable() ? await tmuxEchoes(rounds) : [];
   progress(`${SECTION}: spawn-to-exit of true x${rounds}`);
@@ -121,6 +124,12 @@ export async function roundTripSection(rounds: number): Promise<Row[]> {
       }`,
     ),
     row("echo p99 ms", p99, `tmux ${fixed(tmuxP99, 3)}`, `${fixed(tmuxP99 / p99, 1)}x faster`),
+    row(
+      "echo p50 ms, the same bash read by python3 (no emulator)",
+      percentile(floor, 50),
+      `p99 ${fixed(percentile(floor, 99), 3)}`,
+      `the floor: ours = ${ratio(p50, percentile(floor, 50))} of it`,
+    ),
     row(
       "dispose of the idle bash ms (once)",
       disposeMs,
