@@ -9,15 +9,15 @@ import type { ReaderThread } from "./pty_reader.ts";
 import { readerWorkerSource } from "./pty_reader_worker.ts";
 
 const BINDING = `
-import { dlopen, FFIType, read as peek } from "bun:ffi";
+import { dlopen, FFIType, ptr, read as peek } from "bun:ffi";
 const c = dlopen("libc.so.6", {
   poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
   read: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
   __errno_location: { args: [], returns: FFIType.ptr },
 }).symbols;
 const sysPoll = (fds, count) => c.poll(fds, count, -1);
-const sysRead = (fd, view) => {
-  const n = Number(c.read(fd, view, view.length));
+const sysRead = (fd, buffer, offset, length) => {
+  const n = Number(c.read(fd, ptr(buffer) + offset, length));
   return n >= 0 ? n : -peek.i32(c.__errno_location(), 0);
 };
 const onStart = (handler) => {

@@ -16,9 +16,9 @@ const c = Deno.dlopen("libc.so.6", {
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   __errno_location: { parameters: [], result: "pointer" },
 }).symbols;
-const sysPoll = (fds, count) => c.poll(fds, BigInt(count), -1);
-const sysRead = (fd, view) => {
-  const n = Number(c.read(fd, view, BigInt(view.length)));
+const sysPoll = (fds, count) => c.poll(fds, count, -1);
+const sysRead = (fd, buffer, offset, length) => {
+  const n = Number(c.read(fd, buffer.subarray(offset, offset + length), length));
   return n >= 0 ? n : -new Deno.UnsafePointerView(c.__errno_location()).getInt32();
 };
 const onStart = (handler) => parentPort.once("message", handler);

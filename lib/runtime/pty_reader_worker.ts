@@ -69,9 +69,10 @@ export function sharedBytes(layout: ReaderLayout): number {
 
 /**
  * The worker's source: `binding` must define `sysPoll(pollfds, count)` (an
- * infinite poll), `sysRead(fd, view)` (bytes read, or minus errno) and
- * `onStart(handler)` (calls `handler(message)` with the first message, which
- * is `{ shared, wakeFd }`).
+ * infinite poll), `sysRead(fd, buffer, offset, length)` (bytes read into
+ * `buffer` at `offset`, or minus errno; without allocating, as it runs for
+ * every read of a flood) and `onStart(handler)` (calls `handler(message)`
+ * with the first message, which is `{ shared, wakeFd }`).
  */
 export function readerWorkerSource(binding: string, layout: ReaderLayout = LAYOUT): string {
   return `${binding}
@@ -86,7 +87,7 @@ onStart(({ shared, wakeFd }) => {
   const mask = L.ringSize - 1;
   const wakeBuffer = new Uint8Array(8);
   const ended = new Set();
-  let fds = []; // [{ fd, wantsOut }] of the table, ended ones left out
+  let fds = []; // [{ fd, wantsOut }] of the table, ended ones left out (rebuilt when one ends)
   let gen = -1;
   let written = Atomics.load(ctl, S.WRITTEN);
   let pollfds = new Uint8Array(8);
@@ -139,7 +140,7 @@ onStart(({ shared, wakeFd }) => {
       let filled = 0;
       let end = false;
       while (filled < max) {
-        const n = sysRead(entry.fd, ring.subarray(at + 8 + filled, at + 8 + max));
+        const n = sysRead(entry.fd, ring, at + 8 + filled, max - filled);
         if (n > 0) filled += n;
         else if (n === -EINTR) continue;
         else {
@@ -190,7 +191,8 @@ onStart(({ shared, wakeFd }) => {
 
   while (Atomics.load(ctl, S.STOP) === 0) {
     if (Atomics.load(ctl, S.GEN) !== gen) readTable();
-    const live = fds.filter((entry) => !ended.has(entry.fd));
+    if (fds.some((entry) => ended.has(entry.fd))) fds = fds.filter((entry) => !ended.has(entry.fd));
+    const live = fds;
     if (live.length === 0) {
       sleep(() => Atomics.load(ctl, S.GEN) === gen && Atomics.load(ctl, S.STOP) === 0);
       continue;
@@ -211,22 +213,24 @@ onStart(({ shared, wakeFd }) => {
     view.setInt32(0, wakeFd, true);
     view.setInt16(4, POLLIN, true);
     view.setInt16(6, 0, true);
-    live.forEach((entry, i) => {
+    for (let i = 0; i < live.length; i++) {
+      const entry = live[i];
       const at = 8 * (i + 1);
       view.setInt32(at, entry.fd, true);
       view.setInt16(at + 4, POLLIN | (entry.wantsOut ? POLLOUT : 0), true);
       view.setInt16(at + 6, 0, true);
-    });
+    }
     sysPoll(pollfds, count);
-    if (view.getInt16(6, true) & POLLIN) sysRead(wakeFd, wakeBuffer);
-    live.forEach((entry, i) => {
+    if (view.getInt16(6, true) & POLLIN) sysRead(wakeFd, wakeBuffer, 0, 8);
+    for (let i = 0; i < live.length; i++) {
+      const entry = live[i];
       const revents = view.getInt16(8 * (i + 1) + 6, true);
       if (revents & POLLOUT) {
         entry.wantsOut = false; // Until the JavaScript thread asks again.
         post(entry.fd, ${RECORD.WRITABLE});
       }
       if (revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) readFd(entry);
-    });
+    }
   }
 });
 `;
