@@ -17,6 +17,8 @@ const SYMBOLS = {
   close: { parameters: ["i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i32"], result: "i32" },
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
+  // Deno runs it on its blocking thread pool and returns a promise (pty_boot.ts).
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   __errno_location: { parameters: [], result: "pointer" },
   getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
   setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
@@ -47,6 +49,11 @@ export const libc: Libc = {
     return pointer === null ? 0 : new Deno.UnsafePointerView(pointer).getInt32();
   },
 };
+
+/** poll(2) with an infinite timeout on Deno's blocking pool (see `PollAsync`). */
+export async function pollAsync(fds: Uint8Array, count: number): Promise<void> {
+  await c.poll(fds, BigInt(count), -1);
+}
 
 const F_GETFD = 1;
 const F_SETFD = 2;

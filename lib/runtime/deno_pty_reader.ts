@@ -6,6 +6,7 @@
  */
 
 import { Worker } from "node:worker_threads";
+import { pollAsync } from "./deno_libc.ts";
 import type { ReaderThread } from "./pty_reader.ts";
 import { readerWorkerSource } from "./pty_reader_worker.ts";
 
@@ -33,5 +34,6 @@ export function startDenoReader(shared: SharedArrayBuffer, wakeFd: number): Read
   const worker = new Worker(url as ConstructorParameters<typeof Worker>[0]);
   worker.on("error", (error) => console.error("termbridge: the PTY reader failed:", error));
   worker.postMessage({ shared, wakeFd });
-  return { ref: () => worker.ref(), unref: () => worker.unref() };
+  // It takes 30-300 ms to start: the JavaScript thread reads meanwhile.
+  return { ref: () => worker.ref(), unref: () => worker.unref(), bootPoll: pollAsync };
 }

@@ -17,6 +17,7 @@
  */
 
 import { EAGAIN, EFD_CLOEXEC, EFD_NONBLOCK, EINTR, type Libc } from "./libc.ts";
+import { BootReader, type PollAsync } from "./pty_boot.ts";
 import { LAYOUT, RECORD, sharedBytes, SLOT } from "./pty_reader_worker.ts";
 
 /** The worker as the runtime started it. */
@@ -24,6 +25,12 @@ export interface ReaderThread {
   /** Keeps the process alive while terminals are open. */
   ref(): void;
   unref(): void;
+  /**
+   * Where the worker is slow to start (Deno): a poll off the JavaScript
+   * thread, with which that thread reads the masters itself until the
+   * worker runs (`pty_boot.ts`).
+   */
+  bootPoll?: PollAsync;
 }
 
 /** Starts the worker on `shared` (runtime-specific: its FFI binding). */
@@ -60,12 +67,14 @@ export class PtyReader {
   #running = false;
   /** Closes waiting for the worker to let go of their fd. */
   #closing = 0;
+  /** The JavaScript thread's own reading until the worker runs, or undefined. */
+  #boot: BootReader | undefined;
 
   /** @throws {Error} when the eventfd or the worker cannot be made */
   constructor(libc: Libc, start: StartReader) {
     this.#libc = libc;
     const shared = new SharedArrayBuffer(sharedBytes(LAYOUT));
-    this.#ctl = new Int32Array(shared, 0, 8);
+    this.#ctl = new Int32Array(shared, 0, 16);
     this.#table = new Int32Array(shared, LAYOUT.tableAt, LAYOUT.capacity * 2);
     this.#ring = new Uint8Array(shared, LAYOUT.ringAt, LAYOUT.ringSize);
     this.#words = new Int32Array(shared, LAYOUT.ringAt, LAYOUT.ringSize / 4);
@@ -73,6 +82,8 @@ export class PtyReader {
     if (this.#wakeFd < 0) throw new Error(`Cannot create an eventfd: errno ${libc.errno()}`);
     this.#thread = start(shared, this.#wakeFd);
     this.#thread.unref();
+    const poll = this.#thread.bootPoll;
+    if (poll !== undefined) this.#boot = new BootReader(libc, this.#wakeFd, poll);
   }
 
   /** Starts watching a master fd. `onEnd` is called once at end of output. */
@@ -81,7 +92,7 @@ export class PtyReader {
       throw new Error(`Cannot watch more than ${LAYOUT.capacity} terminals`);
     }
     this.#entries.set(fd, { fd, onData, onEnd, pending: [] });
-    this.#publishTable();
+    this.#changed();
     this.#kick();
   }
 
@@ -96,13 +107,19 @@ export class PtyReader {
     const rest = this.#writeNow(fd, data);
     if (rest !== null) {
       entry.pending.push(rest.slice());
-      this.#publishTable(); // The worker now polls it for POLLOUT too.
+      this.#changed(); // Poll it for POLLOUT too.
     }
   }
 
   /** Stops watching `fd` and closes it once the worker no longer touches it. */
   async close(fd: number): Promise<void> {
     this.#entries.delete(fd);
+    if (this.#boot !== undefined) {
+      // The worker has not seen this fd: only the JavaScript thread's poll may hold it.
+      await this.#boot.idle();
+      this.#libc.close(fd);
+      return;
+    }
     const version = this.#publishTable();
     this.#closing++;
     this.#kick();
@@ -144,6 +161,12 @@ export class PtyReader {
     return null;
   }
 
+  /** Tells whoever polls the masters that their set or their pending writes changed. */
+  #changed(): void {
+    if (this.#boot === undefined) this.#publishTable();
+    else this.#boot.wake();
+  }
+
   /** Rewrites the fd table for the worker and wakes it; returns the table's new version. */
   #publishTable(): number {
     const ctl = this.#ctl;
@@ -181,6 +204,17 @@ export class PtyReader {
   async #loop(): Promise<void> {
     const ctl = this.#ctl;
     while (this.#entries.size > 0 || this.#closing > 0) {
+      if (this.#boot !== undefined) {
+        if (Atomics.load(ctl, SLOT.READY) === 0) {
+          await this.#boot.round(this.#entries, (entry) => this.#flush(entry));
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+        // The worker runs: it takes the masters over from here (everything read so far was
+        // handed on, and no poll of this thread holds them).
+        this.#boot = undefined;
+        this.#publishTable();
+      }
       const written = Atomics.load(ctl, SLOT.WRITTEN);
       if (written === this.#consumed) {
         const wait = Atomics.waitAsync(ctl, SLOT.WRITTEN, written);
@@ -261,11 +295,11 @@ export class PtyReader {
     if (entry === undefined) return; // Closed meanwhile.
     if (code === RECORD.END) {
       this.#entries.delete(fd);
-      this.#publishTable();
+      this.#changed();
       entry.onEnd();
     } else if (code === RECORD.WRITABLE) {
       this.#flush(entry);
-      if (entry.pending.length > 0) this.#publishTable(); // Ask again.
+      if (entry.pending.length > 0) this.#changed(); // Ask again.
     }
   }
 

@@ -27,6 +27,8 @@ export const SLOT = {
   STOP: 6,
   /** Rung (incremented and notified) to wake the worker from Atomics.wait. */
   BELL: 7,
+  /** 1 once the worker runs (until then the JavaScript thread may read itself: pty_boot.ts). */
+  READY: 8,
 } as const;
 
 /** Record headers in the ring: [fd, length]; these lengths mean something else. */
@@ -80,7 +82,8 @@ const S = ${JSON.stringify(SLOT)};
 const L = ${JSON.stringify(layout)};
 const EAGAIN = 11, EINTR = 4, POLLIN = 1, POLLOUT = 4, POLLERR = 8, POLLHUP = 16, POLLNVAL = 32;
 onStart(({ shared, wakeFd }) => {
-  const ctl = new Int32Array(shared, 0, 8);
+  const ctl = new Int32Array(shared, 0, 16);
+  Atomics.store(ctl, S.READY, 1);
   const table = new Int32Array(shared, L.tableAt, L.capacity * 2);
   const ring = new Uint8Array(shared, L.ringAt, L.ringSize);
   const words = new Int32Array(shared, L.ringAt, L.ringSize / 4);
