@@ -3,10 +3,10 @@
  * agent to its answer to `initialize`, with the agent spawned plainly (as
  * before containment), inside termbridge's containment (a cgroup or the
  * marker: `startAgent` without a sandbox), and inside the sandbox too
- * (`sandbox.mode` workspace-write; the sandbox's holder is started by the
- * first run and joined by the others, as in a real `acp` run the holder is
- * started once). The agent is a shell that answers `initialize` at once, so
- * the differences are what the enclosure costs. Rounds are interleaved.
+ * (`sandbox.mode` workspace-write: a bwrap of the agent's own, as in a real
+ * `acp` run; the first start, which also sets up containment, is reported
+ * apart). The agent is a shell that answers `initialize` at once, so the
+ * differences are what the enclosure costs. Rounds are interleaved.
  * @module
  */
 
@@ -77,7 +77,7 @@ export async function agentStartSection(options: { rounds: number }): Promise<Ro
   let first = NaN;
   try {
     progress(`agent start: ${options.rounds} rounds of plain, contained, sandboxed`);
-    first = await once("sandboxed", workspace); // Starts the sandbox's holder.
+    first = await once("sandboxed", workspace); // Also sets up containment (and its watchdog).
     for (let round = 0; round < options.rounds; round++) {
       for (const kind of kinds) times[kind].push(await once(kind, workspace));
     }
@@ -112,7 +112,7 @@ export async function agentStartSection(options: { rounds: number }): Promise<Ro
     row("sandboxed", 20),
     {
       section: "agent start",
-      measure: "sandboxed, first start (holder) ms",
+      measure: "sandboxed, first start (with containment's set-up) ms",
       value: fixed(first, 2),
       baseline: `plain ${fixed(plain, 2)}`,
       verdict: "-",

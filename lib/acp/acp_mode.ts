@@ -236,6 +236,14 @@ class AcpRun {
 
   async #reportAgentGone(): Promise<number> {
     const status = await settleWithin(this.#agent.exited, 2000);
+    // Gone before answering anything: its sandbox may be what could not start.
+    const failure = this.#init === undefined && status?.exitCode !== 0
+      ? await this.#agent.whyGone()
+      : null;
+    if (failure !== null) {
+      this.#renderer.event({ type: "error", message: failure });
+      return ACP_EXIT.failure;
+    }
     const how = status === undefined
       ? "closed its output"
       : status.signal === null

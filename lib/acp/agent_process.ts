@@ -21,6 +21,7 @@ export const KEPT_NOISE_LINES = 10;
 
 /** A running agent and the ACP stream over its stdio. */
 export interface AgentProcess {
+  /** The process termbridge started: the agent's own, or in the sandbox bwrap's (the agent's parent). */
   readonly pid: number;
   /** What holds the agent, in words: containment, sandbox, limits. */
   readonly enclosure: string;
@@ -33,6 +34,11 @@ export interface AgentProcess {
   readonly noise: readonly string[];
   /** Calls `listener` with every later line it prints on stdout that is not JSON-RPC. */
   onNoise(listener: (line: string) => void): void;
+  /**
+   * For an agent that ended before answering anything: what in its place
+   * stopped it (the sandbox cannot be had here, in words), or null.
+   */
+  whyGone(): Promise<string | null>;
   /** Whether `--agent-log` was given. */
   readonly logging: boolean;
   /** Appends a line of termbridge's own to the agent log, if there is one. */
@@ -54,7 +60,7 @@ export interface AgentProcess {
  * shell set to bash ({@linkcode agentEnv}).
  * @param options.workspace the session's working directory (the sandbox's writable one)
  * @throws {SpawnError} when the agent program does not exist
- * @throws {SandboxUnavailableError} when a sandbox is set and cannot be had
+ * @throws {SandboxUnavailableError} when a sandbox is set and bubblewrap is not installed
  */
 export async function startAgent(
   argv: string[],
@@ -63,7 +69,7 @@ export async function startAgent(
   const cwd = runtime.cwd();
   const env = agentEnv(runtime.env());
   const program = resolveProgram(argv[0] ?? "", env, cwd);
-  const enclosure = await encloseAgent(options.settings, {
+  const enclosure = encloseAgent(options.settings, {
     workspace: options.workspace,
     wd: cwd,
     env,
@@ -83,8 +89,11 @@ export async function startAgent(
   }
   const leaderExited = child.exited.then((status) => {
     enclosure.kill(); // What it left would keep its stdout open: the conversation is over.
-    return status;
+    return enclosure.status(status);
   });
+  /** Signals the agent itself (in the sandbox, bwrap's child); bwrap when the agent is gone. */
+  const signal = (name: "SIGTERM" | "SIGKILL") =>
+    runtime.kill(enclosure.agentPid(child.pid) ?? child.pid, name);
   const log = options.logFile === undefined ? undefined : new AgentLog(options.logFile);
   const logged = child.stderr === null || log === undefined
     ? Promise.resolve()
@@ -110,14 +119,14 @@ export async function startAgent(
     noise,
     onNoise: (listener) => noiseListener = listener,
     logging: log !== undefined,
+    whyGone: () => enclosure.failure(),
     log: (line) => void log?.write(`termbridge: ${line}\n`),
     async stop(graceMs = 2000) {
       await child.stdin.close().catch(() => {}); // Already closed by the connection.
       let ended = await settleWithin(exited, graceMs);
       if (ended === undefined) {
-        runtime.kill(child.pid, "SIGTERM");
-        ended = await settleWithin(exited, graceMs) ??
-          (runtime.kill(child.pid, "SIGKILL"), await exited);
+        signal("SIGTERM");
+        ended = await settleWithin(exited, graceMs) ?? (signal("SIGKILL"), await exited);
       }
       await enclosure.end();
       return ended;

@@ -12,7 +12,15 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { joinSandbox, writeRoots } from "./bubblewrap.ts";
+import type { ExitStatus } from "../runtime/mod.ts";
+import {
+  ownSandbox,
+  sandboxedChild,
+  sandboxedStatus,
+  sandboxFailure,
+  type SandboxPlace,
+  writeRoots,
+} from "./bubblewrap.ts";
 import { type Containment, containment } from "./containment.ts";
 import { rlimitPrefix } from "./rlimits.ts";
 import { joinPrefix, type LimitedTree, limitTree, type TreeLimits } from "./tree_limits.ts";
@@ -53,6 +61,18 @@ export interface AgentEnclosure {
    * socket); removed by `end()`. Undefined without a sandbox.
    */
   readonly runtimeDir: string | undefined;
+  /**
+   * The agent's own pid, from the pid of the process started with `prefix`
+   * (in the sandbox, bwrap's: the agent is its child); null once it is gone.
+   */
+  agentPid(started: number): number | null;
+  /** The agent's own exit status, from the status of the process started with `prefix`. */
+  status(status: ExitStatus): ExitStatus;
+  /**
+   * For an agent that ended before answering anything: what in its place
+   * stopped it (the sandbox cannot be had here, in words), or null.
+   */
+  failure(): Promise<string | null>;
   /** SIGKILLs every process left in the agent's tree at once. */
   kill(): void;
   /** Kills what is left of the tree and removes its cgroup. */
@@ -91,29 +111,27 @@ function describe(
 }
 
 /**
- * Prepares the agent's place: a cgroup (or marker) for its tree, the
- * sandbox it joins (started on first use), and its limits.
- * @throws {SandboxUnavailableError} when a sandbox is asked for and cannot be had
+ * Prepares the agent's place: a cgroup (or marker) for its tree, a sandbox of
+ * its own (bwrap as its parent: see {@linkcode ownSandbox}), and its limits.
+ * @throws {SandboxUnavailableError} when a sandbox is asked for and bubblewrap is not installed
  */
-export async function encloseAgent(
-  settings: AgentSettings,
-  placement: AgentPlacement,
-): Promise<AgentEnclosure> {
+export function encloseAgent(settings: AgentSettings, placement: AgentPlacement): AgentEnclosure {
   const writable = settings.writable.map((path) => resolve(path)).filter((path) =>
     existsSync(path)
   );
   const runtimeDir = settings.sandbox === undefined
     ? undefined
     : mkdtempSync(join(tmpdir(), "termbridge-agent-")); // 0700
+  const place: SandboxPlace = {
+    workspace: placement.workspace,
+    wd: placement.wd,
+    env: placement.env,
+    shown: placement.program.startsWith("/tmp/") ? [placement.program] : [],
+    writable: runtimeDir === undefined ? writable : [...writable, runtimeDir],
+  };
   let sandbox: string[] | null;
   try {
-    sandbox = await joinSandbox(settings.sandbox, {
-      workspace: placement.workspace,
-      wd: placement.wd,
-      env: placement.env,
-      shown: placement.program.startsWith("/tmp/") ? [placement.program] : [],
-      writable: runtimeDir === undefined ? writable : [...writable, runtimeDir],
-    });
+    sandbox = ownSandbox(settings.sandbox, place);
   } catch (error) {
     if (runtimeDir !== undefined) rmSync(runtimeDir, { recursive: true, force: true });
     throw error;
@@ -131,6 +149,9 @@ export async function encloseAgent(
     ],
     description: [description, limited.description].filter(Boolean).join("; "),
     runtimeDir,
+    agentPid: (started) => sandbox === null ? started : sandboxedChild(started),
+    status: (status) => sandbox === null ? status : sandboxedStatus(status),
+    failure: () => sandboxFailure(settings.sandbox, place),
     kill: () => void tree?.kill(),
     end: async () => {
       await tree?.remove();

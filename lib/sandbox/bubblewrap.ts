@@ -8,6 +8,10 @@
  * and signal death are its own (bwrap itself would report a signal death as
  * exit code 128+n), its PTY stays its controlling terminal, and joining costs
  * one exec instead of building a sandbox per command.
+ *
+ * A program that is started once and has a sandbox to itself (the ACP agent)
+ * gets its own bwrap instead ({@linkcode ownSandbox}): the same namespaces,
+ * built and entered in one exec, with bwrap staying its parent.
  * @module
  */
 
@@ -15,7 +19,8 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import process from "node:process";
-import { runtime } from "../runtime/mod.ts";
+import { type ExitStatus, runtime } from "../runtime/mod.ts";
+import { signalName } from "../runtime/signals.ts";
 import { SpawnError } from "../base/errors.ts";
 import { containment } from "./containment.ts";
 import type { SandboxSettings } from "./types.ts";
@@ -30,6 +35,47 @@ const HOLDER = 'echo "$$"; exec tail --pid="$1" -s 1 -f /dev/null >/dev/null 2>&
 /** How to install bubblewrap, for refusal messages. */
 const INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; " +
   'Fedora: dnf install bubblewrap) or set sandbox.mode to "off"';
+
+function refusal(settings: SandboxSettings): string {
+  return `Cannot run commands in the sandbox (sandbox.mode "${settings.mode}")`;
+}
+
+/**
+ * bwrap's path, once it and util-linux's `tools` are found on PATH.
+ * @throws {SandboxUnavailableError} naming the one missing and how to install it
+ */
+function sandboxTools(
+  settings: SandboxSettings,
+  env: Record<string, string>,
+  tools: string[],
+): string {
+  const bwrap = onPath("bwrap", env);
+  if (bwrap === null) {
+    throw new SandboxUnavailableError(
+      `${refusal(settings)}: bubblewrap (bwrap) is not installed; ${INSTALL_HINT}`,
+    );
+  }
+  for (const tool of tools) {
+    if (onPath(tool, env) === null) {
+      throw new SandboxUnavailableError(
+        `${
+          refusal(settings)
+        }: util-linux's ${tool} is not installed; install util-linux or set sandbox.mode to "off"`,
+      );
+    }
+  }
+  return bwrap;
+}
+
+/**
+ * As root, a program entering the sandbox would keep every capability (and
+ * could remount it writable): util-linux `setpriv` drops them all, for good.
+ */
+function dropCapabilities(): string[] {
+  return process.getuid?.() === 0
+    ? ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
+    : [];
+}
 
 interface Holder {
   pid: number;
@@ -83,6 +129,7 @@ function bwrapArgs(
   cwd: string,
   shown: string[],
   writable: string[],
+  chdir = "/",
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm"];
   args.push("--tmpfs", "/tmp");
@@ -91,7 +138,7 @@ function bwrapArgs(
   for (const root of writeRoots(settings, cwd) ?? []) args.push("--bind-try", root, root);
   for (const path of writable) args.push("--bind-try", path, path);
   if (settings.network === false) args.push("--unshare-net");
-  args.push("--chdir", "/");
+  args.push("--chdir", chdir);
   return args;
 }
 
@@ -123,20 +170,8 @@ async function startHolder(
   shown: string[],
   writable: string[],
 ): Promise<Holder> {
-  const what = `Cannot run commands in the sandbox (sandbox.mode "${settings.mode}")`;
-  const bwrap = onPath("bwrap", env);
-  if (bwrap === null) {
-    throw new SandboxUnavailableError(
-      `${what}: bubblewrap (bwrap) is not installed; ${INSTALL_HINT}`,
-    );
-  }
-  for (const tool of ["nsenter", "setpriv"]) {
-    if (onPath(tool, env) === null) {
-      throw new SandboxUnavailableError(
-        `${what}: util-linux's ${tool} is not installed; install util-linux or set sandbox.mode to "off"`,
-      );
-    }
-  }
+  const what = refusal(settings);
+  const bwrap = sandboxTools(settings, env, ["nsenter", "setpriv"]);
   // Detached (its parent shell exits at once), in its own session and, with
   // containment, its own cgroup: it ends with termbridge, however that ends.
   const cgroup = containment().create("sandbox");
@@ -228,8 +263,7 @@ export async function joinSandbox(
 ): Promise<string[] | null> {
   if (settings === undefined || settings.mode === "off") return null;
   const { workspace, wd, env } = place;
-  const shown = wd === workspace ? place.shown ?? [] : [wd, ...place.shown ?? []];
-  const writable = place.writable ?? [];
+  const { shown, writable } = placePaths(place);
   const key = JSON.stringify([
     settings.mode,
     settings.network !== false,
@@ -249,8 +283,92 @@ export async function joinSandbox(
     holder.catch(() => holders.delete(key));
   }
   const { prefix } = await holder;
-  const dropCapabilities = process.getuid?.() === 0
-    ? ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
-    : [];
-  return [...prefix, `--wd=${wd}`, "--", ...dropCapabilities];
+  return [...prefix, `--wd=${wd}`, "--", ...dropCapabilities()];
+}
+
+/** The paths shown read-only and the ones writable for `place`, as the holder and bwrap get them. */
+function placePaths(place: SandboxPlace): { shown: string[]; writable: string[] } {
+  const { workspace, wd } = place;
+  const shown = wd === workspace ? place.shown ?? [] : [wd, ...place.shown ?? []];
+  return { shown, writable: place.writable ?? [] };
+}
+
+/**
+ * The argv prefix that runs one program in a sandbox of its own, for a
+ * program started once with a sandbox nobody else joins (the ACP agent): the
+ * sandbox of {@linkcode joinSandbox}, but built by a bwrap that starts the
+ * program as its child, in its working directory, instead of a holder started
+ * first and joined with nsenter (several execs and a wait fewer). bwrap stays
+ * its parent: signal it through {@linkcode sandboxedChild}, read its status
+ * with {@linkcode sandboxedStatus}, and if it ends before doing anything,
+ * {@linkcode sandboxFailure} says whether the sandbox was the reason. Null
+ * when the mode is off.
+ * @throws {SandboxUnavailableError} when bubblewrap is not installed
+ */
+export function ownSandbox(
+  settings: SandboxSettings | undefined,
+  place: SandboxPlace,
+): string[] | null {
+  if (settings === undefined || settings.mode === "off") return null;
+  const bwrap = sandboxTools(settings, place.env, []);
+  const { shown, writable } = placePaths(place);
+  return [
+    bwrap,
+    ...bwrapArgs(settings, place.workspace, shown, writable, place.wd),
+    // As root, bwrap would leave the program every capability (it could remount the sandbox
+    // writable). Dropped here, with no_new_privs (which bwrap always sets), no exec can give
+    // one back: a setpriv exec fewer than joining.
+    ...process.getuid?.() === 0 ? ["--cap-drop", "ALL"] : [],
+    "--",
+  ];
+}
+
+/**
+ * The program an {@linkcode ownSandbox} bwrap (process `pid`) runs: its only
+ * child, or null before it is started or once it is gone.
+ */
+export function sandboxedChild(pid: number): number | null {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1").trim();
+    const child = Number(children.split(" ")[0]);
+    return children === "" || !Number.isInteger(child) ? null : child;
+  } catch {
+    return null; // Gone, or a kernel without the children file.
+  }
+}
+
+/**
+ * The status of the program an {@linkcode ownSandbox} bwrap ran, from bwrap's
+ * own: bwrap reports the program's death by signal N as exit code 128+N.
+ */
+export function sandboxedStatus(status: ExitStatus): ExitStatus {
+  const code = status.exitCode;
+  if (code === null || code <= 128 || code > 128 + 31) return status;
+  return { exitCode: null, signal: signalName(code - 128) };
+}
+
+/**
+ * Why a program started with {@linkcode ownSandbox} for `settings` and
+ * `place` may have ended before doing anything: the same bwrap, run with
+ * `true`, failing (no user namespaces, say), in the words of
+ * {@linkcode SandboxUnavailableError}; null when bwrap works. Costs a bwrap
+ * start, so it is asked only when the program is gone.
+ */
+export async function sandboxFailure(
+  settings: SandboxSettings | undefined,
+  place: SandboxPlace,
+): Promise<string | null> {
+  let prefix: string[] | null;
+  try {
+    prefix = ownSandbox(settings, place);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (prefix === null) return null;
+  const child = runtime.spawnPiped({ argv: [...prefix, "true"], env: place.env, stderr: "pipe" });
+  void child.stdin.close().catch(() => {});
+  void child.stdout.cancel().catch(() => {});
+  const [message, status] = await Promise.all([readAll(child.stderr), child.exited]);
+  if (status.exitCode === 0) return null;
+  return `${refusal(settings!)}: bwrap failed: ${message || "no reason given"}`;
 }

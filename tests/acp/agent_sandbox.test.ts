@@ -128,6 +128,64 @@ describe("acp agent sandbox and limits", () => {
     );
   }
 
+  itWhen(
+    hasBwrap,
+    "acp: the sandboxed agent and what it runs hold no capability and cannot remount the sandbox writable",
+    async () => {
+      await withDirs({ sandbox: { mode: "workspace-write" } }, async (dirs) => {
+        const report = join(dirs.workspace, "report");
+        const caps = "grep -E '^(CapPrm|CapEff|CapAmb|NoNewPrivs):' /proc/self/status";
+        const line = [
+          `${caps} >>${report}`,
+          `sh -c "${caps}" >>${report}`,
+          `mount -o remount,rw / 2>/dev/null; echo "remount=$?" >>${report}`,
+          `touch ${dirs.outside}/escaped 2>/dev/null; echo "out=$?" >>${report}`,
+        ].join("; ");
+        await runShellAgent(dirs, line);
+        const none = ["CapPrm:\t0000000000000000", "CapEff:\t0000000000000000"];
+        const held = [...none, "CapAmb:\t0000000000000000", "NoNewPrivs:\t1"];
+        const lines = read(report).split("\n");
+        assert.deepEqual(lines.slice(0, 8), [...held, ...held], "the agent, then its child");
+        assert.notEqual(lines[8], "remount=0");
+        assert.equal(lines[9], "out=1");
+        assert.equal(existsSync(join(dirs.outside, "escaped")), false);
+      });
+    },
+  );
+
+  it("acp: a sandbox that cannot start (bwrap fails) is said as such, exit 1", async () => {
+    await withDirs({ sandbox: { mode: "workspace-write" } }, async (dirs) => {
+      // A bwrap that fails as one does where user namespaces are off.
+      const bin = join(dirs.root, "bin");
+      mkdirSync(bin);
+      writeFileSync(
+        join(bin, "bwrap"),
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+        { mode: 0o755 },
+      );
+      const child = Child.start(
+        acpArgv(["/bin/sh", "-c", "exit 0"], {
+          cwd: dirs.workspace,
+          prompts: ["hi"],
+          flags: ["--config", dirs.config],
+        }),
+        { env: { HOME: dirs.home, PATH: `${bin}:${runtime.env().PATH}` } },
+      );
+      try {
+        const { status } = await child.finished();
+        assert.equal(status.exitCode, 1, child.stderr);
+        const error = parseEvents(child.lines).find((event) => event.type === "error");
+        assert.equal(
+          error?.message,
+          'Cannot run commands in the sandbox (sandbox.mode "workspace-write"): bwrap failed: ' +
+            "bwrap: No permissions to create new namespace",
+        );
+      } finally {
+        await child.dispose();
+      }
+    });
+  });
+
   for (const network of [true, false]) {
     itWhen(
       hasBwrap,

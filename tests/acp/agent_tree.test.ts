@@ -3,13 +3,14 @@
  * started itself (a new session, nohup, signal-ignoring children) is gone
  * on every way `termbridge acp` ends - the agent SIGKILLed, termbridge
  * SIGKILLed (cgroup and marker), the init timeout, SIGINT and SIGTERM, the
- * end of the --prompt turns - found by a marker in /proc, not only by pid.
+ * end of the --prompt turns - found by a marker in /proc, not only by pid;
+ * and the same with the agent in the sandbox, where bwrap is its parent.
  * @module
  */
 
 import { describe, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { containment } from "../../lib/sandbox/mod.ts";
@@ -19,6 +20,18 @@ import { acpArgv, agentArgv, parseEvents, withTempDir } from "./acp_run.ts";
 import { Child } from "./child.ts";
 
 const contained = containment().kind !== "off";
+const hasBwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
+
+/** Each test runs with the agent outside any sandbox, and (with bubblewrap) inside it. */
+const PLACES = hasBwrap ? ["", " in the sandbox"] : [""];
+
+/** The `--config` flags that put the agent where `place` says (a config file in `dir`). */
+function placeFlags(place: string, dir: string): string[] {
+  if (place === "") return [];
+  const config = join(dir, "termbridge-test.jsonc");
+  writeFileSync(config, JSON.stringify({ sandbox: { mode: "workspace-write" } }));
+  return ["--config", config];
+}
 
 /** Pids whose command line or environment holds `marker`. */
 function marked(marker: string): number[] {
@@ -47,7 +60,7 @@ function newMarker(): string {
 }
 
 /** The tree agent (agents/tree_agent.ts) with its pid file, marker and moment. */
-function treeAgent(file: string, marker: string, when: "start" | "prompt"): string[] {
+function treeAgent(file: string, marker: string, when: "start" | "prompt" | "term"): string[] {
   return [...agentArgv("tree_agent"), file, marker, when];
 }
 
@@ -70,89 +83,137 @@ async function agentPid(file: string): Promise<number> {
 }
 
 describe("acp agent tree", () => {
-  itWhen(
-    contained,
-    "acp: the init timeout leaves nothing the agent started (sh -c with escapees)",
-    async () => {
-      await withTempDir(async (dir) => {
-        const file = join(dir, "pids");
-        const marker = newMarker();
-        const line = `export TB_TREE_MARKER=${marker}; ${escapees(file)}`;
-        const child = Child.start(
-          acpArgv(["/bin/sh", "-c", line], { cwd: dir, flags: ["--init-timeout", "2"] }),
-        );
-        try {
-          const pids = await allStarted(file);
-          const { status } = await child.finished();
-          assert.equal(status.exitCode, 6, child.stderr);
-          await nothingLeft(pids, marker);
-        } finally {
-          await child.dispose();
-        }
-      });
-    },
-  );
-
-  itWhen(
-    contained,
-    "acp: the agent SIGKILLed is exit 5 and leaves nothing it started",
-    async () => {
-      await withTempDir(async (dir) => {
-        const file = join(dir, "pids");
-        const marker = newMarker();
-        const child = Child.start(acpArgv(treeAgent(file, marker, "start"), { cwd: dir }));
-        try {
-          const pids = await allStarted(file);
-          process.kill(await agentPid(file), "SIGKILL");
-          const { status } = await child.finished(20_000);
-          assert.equal(status.exitCode, 5, child.stderr);
-          await nothingLeft(pids, marker);
-        } finally {
-          await child.dispose();
-        }
-      });
-    },
-  );
-
-  for (const kind of ["cgroup", "marker"] as const) {
-    itWhen(
-      contained && (kind === "marker" || containment().kind === "cgroup"),
-      `acp: termbridge SIGKILLed leaves nothing the agent started (${kind})`,
-      async () => {
-        await withTempDir(async (dir) => {
-          const file = join(dir, "pids");
-          const marker = newMarker();
-          const child = Child.start(acpArgv(treeAgent(file, marker, "prompt"), { cwd: dir }), {
-            env: kind === "marker" ? { TERMBRIDGE_CONTAINMENT: "marker" } : {},
-          });
-          try {
-            await child.write("go\n");
-            const pids = await allStarted(file);
-            assert.ok(child.signal("SIGKILL"));
-            await nothingLeft([...pids, await agentPid(file)], marker);
-          } finally {
-            await child.dispose();
-          }
-        });
-      },
-    );
-  }
-
-  for (const signal of ["SIGINT", "SIGTERM"]) {
+  for (const place of PLACES) {
     itWhen(
       contained,
-      `acp: ${signal} during a turn of an agent that ignores it is exit 4, nothing left`,
+      `acp${place}: the init timeout leaves nothing the agent started (sh -c with escapees)`,
       async () => {
         await withTempDir(async (dir) => {
           const file = join(dir, "pids");
           const marker = newMarker();
-          const child = Child.start(acpArgv(treeAgent(file, marker, "prompt"), { cwd: dir }));
+          const line = `export TB_TREE_MARKER=${marker}; ${escapees(file)}`;
+          const child = Child.start(
+            acpArgv(["/bin/sh", "-c", line], {
+              cwd: dir,
+              flags: ["--init-timeout", "2", ...placeFlags(place, dir)],
+            }),
+          );
           try {
-            await child.write("go\n");
             const pids = await allStarted(file);
-            assert.ok(child.signal(signal));
+            const { status } = await child.finished();
+            assert.equal(status.exitCode, 6, child.stderr);
+            await nothingLeft(pids, marker);
+          } finally {
+            await child.dispose();
+          }
+        });
+      },
+    );
+
+    itWhen(
+      contained,
+      `acp${place}: the agent SIGKILLed is exit 5 and leaves nothing it started`,
+      async () => {
+        await withTempDir(async (dir) => {
+          const file = join(dir, "pids");
+          const marker = newMarker();
+          const child = Child.start(acpArgv(treeAgent(file, marker, "start"), {
+            cwd: dir,
+            flags: placeFlags(place, dir),
+          }));
+          try {
+            const pids = await allStarted(file);
+            process.kill(await agentPid(file), "SIGKILL");
+            const { status } = await child.finished(20_000);
+            assert.equal(status.exitCode, 5, child.stderr);
+            // In the sandbox too: the agent's own death, not bwrap's exit code 137.
+            const error = parseEvents(child.lines).find((event) => event.type === "error");
+            assert.match(String(error?.message), /^The agent was killed by SIGKILL/);
+            await nothingLeft(pids, marker);
+          } finally {
+            await child.dispose();
+          }
+        });
+      },
+    );
+
+    for (const kind of ["cgroup", "marker"] as const) {
+      itWhen(
+        contained && (kind === "marker" || containment().kind === "cgroup"),
+        `acp${place}: termbridge SIGKILLed leaves nothing the agent started (${kind})`,
+        async () => {
+          await withTempDir(async (dir) => {
+            const file = join(dir, "pids");
+            const marker = newMarker();
+            const child = Child.start(
+              acpArgv(treeAgent(file, marker, "prompt"), {
+                cwd: dir,
+                flags: placeFlags(place, dir),
+              }),
+              {
+                env: kind === "marker" ? { TERMBRIDGE_CONTAINMENT: "marker" } : {},
+              },
+            );
+            try {
+              await child.write("go\n");
+              const pids = await allStarted(file);
+              assert.ok(child.signal("SIGKILL"));
+              await nothingLeft([...pids, await agentPid(file)], marker);
+            } finally {
+              await child.dispose();
+            }
+          });
+        },
+      );
+    }
+
+    for (const signal of ["SIGINT", "SIGTERM"]) {
+      itWhen(
+        contained,
+        `acp${place}: ${signal} during a turn of an agent that ignores it is exit 4, nothing left`,
+        async () => {
+          await withTempDir(async (dir) => {
+            const file = join(dir, "pids");
+            const marker = newMarker();
+            const child = Child.start(acpArgv(treeAgent(file, marker, "prompt"), {
+              cwd: dir,
+              flags: placeFlags(place, dir),
+            }));
+            try {
+              await child.write("go\n");
+              const pids = await allStarted(file);
+              assert.ok(child.signal(signal));
+              const { status } = await child.finished(30_000);
+              assert.equal(status.exitCode, 4, child.stderr);
+              await nothingLeft([...pids, await agentPid(file)], marker);
+            } finally {
+              await child.dispose();
+            }
+          });
+        },
+      );
+    }
+
+    itWhen(
+      contained,
+      `acp${place}: at the end of the --prompt turns an agent that stays gets SIGTERM itself`,
+      async () => {
+        await withTempDir(async (dir) => {
+          const file = join(dir, "pids");
+          const marker = newMarker();
+          const child = Child.start(
+            acpArgv(treeAgent(file, marker, "term"), {
+              cwd: dir,
+              prompts: ["hello"],
+              flags: placeFlags(place, dir),
+            }),
+          );
+          try {
+            const pids = await allStarted(file);
             const { status } = await child.finished(30_000);
-            assert.equal(status.exitCode, 4, child.stderr);
+            assert.equal(status.exitCode, 0, child.stderr);
+            // In the sandbox, bwrap (the agent's parent) would not pass it on.
+            assert.equal(readFileSync(`${file}.term`, "utf8"), "SIGTERM");
             await nothingLeft([...pids, await agentPid(file)], marker);
           } finally {
             await child.dispose();
@@ -160,32 +221,36 @@ describe("acp agent tree", () => {
         });
       },
     );
-  }
 
-  itWhen(
-    contained,
-    "acp: the end of the --prompt turns leaves nothing, even from an agent that stays",
-    async () => {
-      await withTempDir(async (dir) => {
-        const file = join(dir, "pids");
-        const marker = newMarker();
-        const child = Child.start(
-          acpArgv(treeAgent(file, marker, "start"), { cwd: dir, prompts: ["hello"] }),
-        );
-        try {
-          const pids = await allStarted(file);
-          const { status } = await child.finished(30_000);
-          assert.equal(status.exitCode, 0, child.stderr);
-          await nothingLeft([...pids, await agentPid(file)], marker);
-          const agent = parseEvents(child.lines).find((event) => event.type === "agent");
-          assert.match(
-            String(agent?.enclosure),
-            new RegExp(`^contained \\(${containment().kind}\\)`),
+    itWhen(
+      contained,
+      `acp${place}: the end of the --prompt turns leaves nothing, even from an agent that stays`,
+      async () => {
+        await withTempDir(async (dir) => {
+          const file = join(dir, "pids");
+          const marker = newMarker();
+          const child = Child.start(
+            acpArgv(treeAgent(file, marker, "start"), {
+              cwd: dir,
+              prompts: ["hello"],
+              flags: placeFlags(place, dir),
+            }),
           );
-        } finally {
-          await child.dispose();
-        }
-      });
-    },
-  );
+          try {
+            const pids = await allStarted(file);
+            const { status } = await child.finished(30_000);
+            assert.equal(status.exitCode, 0, child.stderr);
+            await nothingLeft([...pids, await agentPid(file)], marker);
+            const agent = parseEvents(child.lines).find((event) => event.type === "agent");
+            assert.match(
+              String(agent?.enclosure),
+              new RegExp(`^contained \\(${containment().kind}\\)`),
+            );
+          } finally {
+            await child.dispose();
+          }
+        });
+      },
+    );
+  }
 });

@@ -110,57 +110,65 @@ describe("acp: the real claude-agent-acp held by termbridge", () => {
   }
 
   for (const killed of ["the adapter", "termbridge"]) {
-    itWhen(
-      contained,
-      `claude: ${killed} SIGKILLed during a Bash sleep leaves no claude CLI, shell or sleep`,
-      async () => {
-        await withDirs(async ({ workspace }) => {
-          const model = await startFakeAgent("claude", {
-            calls: [shellCall("claude", "sleep 4242")],
-            finalText: "Done.",
-          });
-          const child = Child.start(
-            acpArgv(model.argv, {
-              cwd: workspace,
-              prompts: ["sleep"],
-              flags: ["--yes", "--terminals", "both"],
-            }),
-            { env: model.env },
-          );
-          try {
-            let tree: { pid: number; cmdline: string }[] = [];
-            await waitUntil(
-              () => {
-                tree = holding(model.home);
-                return tree.some((p) => /^sleep 4242/.test(p.cmdline));
-              },
-              "Claude Code's Bash running sleep 4242",
-              60_000,
-            );
-            assert.ok(tree.some((p) => /claude/.test(p.cmdline)), JSON.stringify(tree));
-            assert.ok(tree.some((p) => /\b(?:ba|z)sh -c /.test(p.cmdline)), JSON.stringify(tree));
-            if (killed === "termbridge") {
-              assert.ok(child.signal("SIGKILL"));
-            } else {
-              const adapter = tree.find((p) =>
-                p.pid !== child.pid && p.cmdline.includes("claude-agent-acp")
-              );
-              assert.ok(adapter !== undefined, JSON.stringify(tree));
-              process.kill(adapter.pid, "SIGKILL");
-              const { status } = await child.finished(30_000);
-              assert.equal(status.exitCode, 5, child.stderr);
+    for (const sandboxed of hasBwrap ? [false, true] : [false]) {
+      itWhen(
+        contained,
+        `claude: ${killed} SIGKILLed during a Bash sleep leaves no claude CLI, shell or sleep${
+          sandboxed ? " (in the sandbox)" : ""
+        }`,
+        async () => {
+          await withDirs(async ({ workspace }) => {
+            const model = await startFakeAgent("claude", {
+              calls: [shellCall("claude", "sleep 4242")],
+              finalText: "Done.",
+            });
+            const flags = ["--yes", "--terminals", "both"];
+            if (sandboxed) {
+              mkdirSync(join(model.home, ".claude"), { recursive: true });
+              writeFileSync(join(model.home, ".claude.json"), "{}");
+              const config = join(workspace, "..", "termbridge.jsonc");
+              writeFileSync(config, JSON.stringify({ sandbox: { mode: "workspace-write" } }));
+              flags.push("--config", config);
             }
-            await waitUntil(
-              () => holding(model.home).length === 0,
-              `no process of the run left (${JSON.stringify(holding(model.home))})`,
-              20_000,
+            const child = Child.start(
+              acpArgv(model.argv, { cwd: workspace, prompts: ["sleep"], flags }),
+              { env: model.env },
             );
-          } finally {
-            await child.dispose();
-            await model.close();
-          }
-        });
-      },
-    );
+            try {
+              let tree: { pid: number; cmdline: string }[] = [];
+              await waitUntil(
+                () => {
+                  tree = holding(model.home);
+                  return tree.some((p) => /^sleep 4242/.test(p.cmdline));
+                },
+                "Claude Code's Bash running sleep 4242",
+                60_000,
+              );
+              assert.ok(tree.some((p) => /claude/.test(p.cmdline)), JSON.stringify(tree));
+              assert.ok(tree.some((p) => /\b(?:ba|z)sh -c /.test(p.cmdline)), JSON.stringify(tree));
+              if (killed === "termbridge") {
+                assert.ok(child.signal("SIGKILL"));
+              } else {
+                const adapter = tree.find((p) =>
+                  p.pid !== child.pid && p.cmdline.includes("claude-agent-acp")
+                );
+                assert.ok(adapter !== undefined, JSON.stringify(tree));
+                process.kill(adapter.pid, "SIGKILL");
+                const { status } = await child.finished(30_000);
+                assert.equal(status.exitCode, 5, child.stderr);
+              }
+              await waitUntil(
+                () => holding(model.home).length === 0,
+                `no process of the run left (${JSON.stringify(holding(model.home))})`,
+                20_000,
+              );
+            } finally {
+              await child.dispose();
+              await model.close();
+            }
+          });
+        },
+      );
+    }
   }
 });

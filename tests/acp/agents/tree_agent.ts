@@ -8,8 +8,9 @@
  * Usage: tree_agent.ts FILE MARKER WHEN
  * - WHEN `start`: starts them at once, answers everything, ends turns with end_turn.
  * - WHEN `prompt`: starts them on the first prompt and never ends that turn.
- * Either way it stays when its stdin closes and ignores SIGTERM and SIGINT,
- * as a stuck agent would: only SIGKILL ends it.
+ * - WHEN `term`: as `start`, but SIGTERM ends it, once it wrote FILE.term.
+ * It stays when its stdin closes and (but with `term`) ignores SIGTERM and
+ * SIGINT, as a stuck agent would: only SIGKILL ends it.
  * @module
  */
 
@@ -33,13 +34,19 @@ function startEscapees(): void {
 
 writeFileSync(`${file}.agent`, String(process.pid));
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => {});
-if (when === "start") startEscapees();
+if (when === "term") {
+  process.on("SIGTERM", () => {
+    writeFileSync(`${file}.term`, "SIGTERM");
+    process.exit(0);
+  });
+}
+if (when !== "prompt") startEscapees();
 
 const app = acp.agent({ name: "tree-agent" })
   .onRequest(acp.methods.agent.initialize, () => initializeResponse("tree-agent"))
   .onRequest(acp.methods.agent.session.new, () => ({ sessionId: "tree-1" }))
   .onRequest(acp.methods.agent.session.prompt, async () => {
-    if (when === "start") return { stopReason: "end_turn" as const };
+    if (when !== "prompt") return { stopReason: "end_turn" as const };
     startEscapees();
     return await new Promise<never>(() => {}); // The turn never ends.
   })
