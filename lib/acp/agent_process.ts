@@ -82,6 +82,7 @@ export async function startAgent(
       cwd,
       env,
       stderr: options.logFile === undefined ? "inherit" : "pipe",
+      newSession: enclosure.ownSession,
     });
   } catch (error) {
     await enclosure.end();

@@ -63,6 +63,7 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
     stdin: "pipe",
     stdout: "pipe",
     stderr: options.stderr === "pipe" ? "pipe" : "inherit",
+    detached: options.newSession === true, // setsid(2) in the child
   });
   const sink = proc.stdin;
   const stdin = new WritableStream<Uint8Array>({

@@ -56,6 +56,7 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
     stdin: "piped",
     stdout: "piped",
     stderr: options.stderr === "pipe" ? "piped" : "inherit",
+    detached: options.newSession === true, // setsid(2) in the child
   }).spawn();
   return {
     pid: child.pid,

@@ -82,6 +82,12 @@ export interface PipedSpawnOptions {
   env?: Record<string, string>;
   /** `"pipe"` to read stderr, `"inherit"` to pass it through (the default). */
   stderr?: "pipe" | "inherit";
+  /**
+   * Starts the child in a session of its own (setsid): it has no controlling
+   * terminal (nothing it runs can open /dev/tty or type into the terminal
+   * with TIOCSTI) and the terminal's signals (Ctrl+C, hang-up) do not reach it.
+   */
+  newSession?: boolean;
 }
 
 /** What lstat(2) says of a path (a symbolic link is not followed). */

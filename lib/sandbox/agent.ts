@@ -56,6 +56,12 @@ export interface AgentEnclosure {
   /** What holds the agent, in words (for the header): containment, sandbox, limits. */
   readonly description: string;
   /**
+   * Whether the agent starts in a session of its own: in the sandbox, with
+   * no controlling terminal, so that nothing it runs can type into the
+   * person's terminal (TIOCSTI) and answer termbridge's questions itself.
+   */
+  readonly ownSession: boolean;
+  /**
    * With a sandbox: a private directory (0700) on the host that the agent
    * can reach inside it, for what termbridge serves it (the MCP tools'
    * socket); removed by `end()`. Undefined without a sandbox.
@@ -148,6 +154,7 @@ export function encloseAgent(settings: AgentSettings, placement: AgentPlacement)
       ...rlimitPrefix(settings.limits),
     ],
     description: [description, limited.description].filter(Boolean).join("; "),
+    ownSession: sandbox !== null,
     runtimeDir,
     agentPid: (started) => sandbox === null ? started : sandboxedChild(started),
     status: (status) => sandbox === null ? status : sandboxedStatus(status),

@@ -6,6 +6,7 @@
  */
 
 import { describe, it, itWhen } from "../harness.ts";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { runtime } from "../../lib/runtime/mod.ts";
@@ -51,6 +52,8 @@ async function lastLine(terminal: Terminal, check: (line: string) => boolean, wh
     STEP_MS,
   );
 }
+
+const HAS_BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some(existsSync);
 
 /** Whether tmux is installed (the terminal a person would use). */
 const HAS_TMUX = onPath("tmux");
@@ -233,4 +236,29 @@ describe("acp in a terminal", () => {
       });
     });
   });
+  itWhen(
+    HAS_BWRAP && existsSync("/usr/bin/python3"),
+    "acp chat: a sandboxed agent cannot type into the person's terminal (TIOCSTI) to answer its own question",
+    async () => {
+      await withTempDir(async (cwd) => {
+        const config = join(cwd, "termbridge-test.jsonc");
+        writeFileSync(config, JSON.stringify({ sandbox: { mode: "workspace-write" } }));
+        const args = ["--cwd", cwd, "--config", config];
+        await inTerminal(args, agentArgv("typing_agent"), async (terminal) => {
+          await lastLine(terminal, (line) => line === "›", "the first prompt");
+          terminal.type("go\r");
+          await terminal.waitForText(/REPORT \{"name":"typed"/, STEP_MS);
+          const typed = screen(terminal).find((line) => line.includes('"name":"typed"')) ?? "";
+          assert.doesNotMatch(typed, /"value":"typed"/, screen(terminal).join("\n"));
+          // The question still waits for the person, who says no.
+          terminal.type("2\r");
+          await terminal.waitForText(/REPORT \{"name":"permission"/, STEP_MS);
+          const answer = screen(terminal).find((line) => line.includes('"name":"permission"'));
+          assert.match(answer ?? "", /"optionId":"reject"/, screen(terminal).join("\n"));
+          terminal.sendKeys("C-d");
+          await terminal.wait();
+        });
+      });
+    },
+  );
 });
