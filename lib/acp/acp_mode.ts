@@ -15,6 +15,7 @@ import { ACP_EXIT, type AcpOptions, HELP, parseOptions } from "./acp_options.ts"
 import { type AgentProcess, startAgent } from "./agent_process.ts";
 import { AgentDiagnostics } from "./agent_diagnostics.ts";
 import { checkUpdates } from "./agent_stream.ts";
+import { V2Terminals } from "./v2_terminals.ts";
 import { serveFiles, serveTerminals } from "./client_handlers.ts";
 import { watchFileRequests } from "./file_activity.ts";
 import { type AskPerson, PermissionDesk, toPermissionResponse } from "./permissions.ts";
@@ -182,11 +183,15 @@ class AcpRun {
       .onNotification(acp.methods.client.session.update, { parse: (params) => params }, () => {});
     // The SDK hands notifications to handlers asynchronously, so a turn's
     // response could overtake its last updates: render them as they are read.
+    // ACP v2's agent-owned terminals arrive as kinds newer than v1: shown as _meta cards.
+    const v2 = new V2Terminals();
     const checked = checkUpdates(agent.stream, {
-      update: (update) => {
-        this.#reports.update(update);
-        this.#cards.observe(update);
-        renderer.update(update);
+      update: (received) => {
+        for (const update of [received, ...v2.translate(received)]) {
+          this.#reports.update(update);
+          this.#cards.observe(update);
+          renderer.update(update);
+        }
       },
       invalid: (invalid) => this.#diagnostics.invalidUpdate(invalid),
     });

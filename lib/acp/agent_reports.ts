@@ -86,8 +86,13 @@ export class AgentReports {
     call.cwd = command?.cwd ?? call.cwd;
     for (const meta of readTerminalMeta(update._meta, id)) {
       call.isCommand = true;
-      if (meta.kind === "info") call.cwd = meta.cwd ?? call.cwd;
-      else call.ran = true;
+      if (meta.kind === "info") {
+        call.cwd = meta.cwd ?? call.cwd;
+        // The command the terminal names, when no input of the call does (ACP v2's terminals).
+        if (meta.command !== undefined) call.command ??= { line: meta.command };
+      } else {
+        call.ran = true;
+      }
       if (meta.kind === "exit") {
         call.exitCode = meta.exitCode;
         call.signal = meta.signal;

@@ -83,8 +83,12 @@ export class AgentTerminalEvents {
     let ran = command !== undefined;
     for (const meta of metas) {
       call.terminalId ??= meta.terminalId;
-      if (meta.kind === "info") call.cwd = meta.cwd ?? call.cwd;
-      else ran = true;
+      if (meta.kind === "info") {
+        call.cwd = meta.cwd ?? call.cwd;
+        call.command ??= meta.command; // When no input names it (ACP v2's terminals).
+      } else {
+        ran = true;
+      }
       if (meta.kind === "exit") exit = { exitCode: meta.exitCode, signal: meta.signal };
     }
     const status = typeof update!.status === "string" ? update!.status : undefined;
