@@ -17,6 +17,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
+import { type Fields, fields, withClaudeSettings } from "./claude_settings.ts";
 import type { ConversationEvent } from "./render/types.ts";
 
 /** Claude Code tools that ask before they run under termbridge. */
@@ -28,38 +29,20 @@ export const CLAUDE_ASKED_TOOLS: readonly string[] = [
   "NotebookEdit",
 ];
 
-type Fields = Record<string, unknown>;
-
-function fields(value: unknown): Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? value as Fields
-    : {};
-}
-
 /**
  * `meta` (a `session/new` `_meta`, possibly with other `claudeCode.options`)
  * with `settings.permissions.ask` listing {@linkcode CLAUDE_ASKED_TOOLS}
  * besides whatever it listed; nothing else changes.
  */
 export function askingMeta(meta: Fields = {}): Fields {
-  const claudeCode = fields(meta.claudeCode);
-  const options = fields(claudeCode.options);
-  const settings = fields(options.settings);
-  const permissions = fields(settings.permissions);
-  const ask = Array.isArray(permissions.ask) ? permissions.ask as string[] : [];
-  return {
-    ...meta,
-    claudeCode: {
-      ...claudeCode,
-      options: {
-        ...options,
-        settings: {
-          ...settings,
-          permissions: { ...permissions, ask: [...new Set([...ask, ...CLAUDE_ASKED_TOOLS])] },
-        },
-      },
-    },
-  };
+  return withClaudeSettings(meta, (settings) => {
+    const permissions = fields(settings.permissions);
+    const ask = Array.isArray(permissions.ask) ? permissions.ask as string[] : [];
+    return {
+      ...settings,
+      permissions: { ...permissions, ask: [...new Set([...ask, ...CLAUDE_ASKED_TOOLS])] },
+    };
+  });
 }
 
 /** Modes of each agent that skip its permission requests, and the mode to use instead. */

@@ -24,6 +24,7 @@ import type { FileAccess } from "../service/text_files.ts";
 import type { GateVerdict } from "./permission_gate.ts";
 import { hookDeny } from "./hook_relay.ts";
 import { toolIntent } from "./tool_intent.ts";
+import { type Fields, fields, withClaudeSettings } from "./claude_settings.ts";
 
 /** The Claude Code tools the hook checks. */
 export const HOOKED_TOOLS = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob";
@@ -43,14 +44,6 @@ export interface ToolHook {
   close(): void;
 }
 
-type Fields = Record<string, unknown>;
-
-function fields(value: unknown): Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? value as Fields
-    : {};
-}
-
 function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
@@ -60,22 +53,12 @@ function quote(word: string): string {
  * `claudeCode.options.settings.hooks.PreToolUse`; nothing else changes.
  */
 export function hookMeta(meta: Fields, command: string): Fields {
-  const claudeCode = fields(meta.claudeCode);
-  const options = fields(claudeCode.options);
-  const settings = fields(options.settings);
-  const hooks = fields(settings.hooks);
-  const pre = Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : [];
-  const entry = { matcher: HOOKED_TOOLS, hooks: [{ type: "command", command }] };
-  return {
-    ...meta,
-    claudeCode: {
-      ...claudeCode,
-      options: {
-        ...options,
-        settings: { ...settings, hooks: { ...hooks, PreToolUse: [...pre, entry] } },
-      },
-    },
-  };
+  return withClaudeSettings(meta, (settings) => {
+    const hooks = fields(settings.hooks);
+    const pre = Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : [];
+    const entry = { matcher: HOOKED_TOOLS, hooks: [{ type: "command", command }] };
+    return { ...settings, hooks: { ...hooks, PreToolUse: [...pre, entry] } };
+  });
 }
 
 /** The agents that take the hook (claude-agent-acp passes its settings to Claude Code). */

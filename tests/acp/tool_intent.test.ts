@@ -10,6 +10,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { toolIntent } from "../../lib/acp/tool_intent.ts";
 import { askingMeta, askingMode, CLAUDE_ASKED_TOOLS } from "../../lib/acp/agent_controls.ts";
 import { commandText } from "../../lib/acp/render/meta.ts";
+import { HOOKED_TOOLS, hookMeta } from "../../lib/acp/tool_hook.ts";
 
 const CWD = "/w";
 
@@ -119,6 +120,40 @@ describe("tool intent", () => {
         options: {
           disallowedTools: ["Bash"],
           settings: { permissions: { ask: ["Read", ...CLAUDE_ASKED_TOOLS], deny: ["WebFetch"] } },
+        },
+      },
+    });
+  });
+
+  it("agent controls: the hook and the asked tools both land in Claude's settings, the caller's kept", () => {
+    const meta = hookMeta(
+      askingMeta({
+        claudeCode: {
+          options: {
+            disallowedTools: ["Bash"],
+            settings: { model: "m", hooks: { PreToolUse: [{ matcher: "X", hooks: [] }] } },
+          },
+        },
+      }),
+      "termbridge _hook --connect /s",
+    );
+    assert.deepEqual(meta, {
+      claudeCode: {
+        options: {
+          disallowedTools: ["Bash"],
+          settings: {
+            model: "m",
+            permissions: { ask: [...CLAUDE_ASKED_TOOLS] },
+            hooks: {
+              PreToolUse: [
+                { matcher: "X", hooks: [] },
+                {
+                  matcher: HOOKED_TOOLS,
+                  hooks: [{ type: "command", command: "termbridge _hook --connect /s" }],
+                },
+              ],
+            },
+          },
         },
       },
     });
