@@ -130,7 +130,7 @@ export const bunRuntime: Runtime = {
   exit: (code) => process.exit(code),
   cwd: () => process.cwd(),
   spawnPty: (options) =>
-    (ptys ??= new PtySpawner(loadLibc(), launch, startBunReader)).spawn(options),
+    (ptys ??= new PtySpawner(loadLibc(), launch, { start: startBunReader })).spawn(options),
   spawnPiped,
   kill(pid, signal) {
     try {

@@ -5,7 +5,7 @@
 
 import { connectUnix } from "./node_unix.ts";
 import { closeOnExec, libc } from "./deno_libc.ts";
-import { startDenoReader } from "./deno_pty_reader.ts";
+import { denoReader } from "./deno_pty_reader.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./deno_http.ts";
 import { orderedWriter } from "./ordered_writer.ts";
@@ -43,7 +43,7 @@ function launch(
   return { pid: child.pid, status: child.status.then(toExitStatus) };
 }
 
-const ptys = new PtySpawner(libc, launch, startDenoReader);
+const ptys = new PtySpawner(libc, launch, denoReader);
 
 function spawnPiped(options: PipedSpawnOptions): PipedProcess {
   const [command, ...args] = options.argv;

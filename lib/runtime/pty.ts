@@ -18,7 +18,7 @@ import {
 } from "./file_limit.ts";
 import { type Libc, O_CLOEXEC, O_NOCTTY, O_NONBLOCK, O_RDWR, TIOCSWINSZ } from "./libc.ts";
 import { nodeFs } from "./node_fs.ts";
-import { PtyReader, type StartReader } from "./pty_reader.ts";
+import { PtyReader, type ReaderStart } from "./pty_reader.ts";
 import type { ExitStatus, PtyProcess, PtySpawnOptions } from "./types.ts";
 
 const encoder = new TextEncoder();
@@ -100,11 +100,11 @@ export type Launch = (
 export class PtySpawner {
   #libc: Libc;
   #launch: Launch;
-  #startReader: StartReader;
+  #startReader: ReaderStart;
   #poller: PtyReader | undefined;
 
-  /** `startReader` starts the runtime's worker that reads the masters (`pty_reader.ts`). */
-  constructor(libc: Libc, launch: Launch, startReader: StartReader) {
+  /** `startReader` says how the runtime's worker that reads the masters starts (`pty_reader.ts`). */
+  constructor(libc: Libc, launch: Launch, startReader: ReaderStart) {
     this.#libc = libc;
     this.#launch = launch;
     this.#startReader = startReader;

@@ -1,9 +1,9 @@
 /**
  * Reading PTY masters on the JavaScript thread until the reader's worker
- * runs (see `pty_reader.ts`). A Deno worker takes 30-300 ms to start; the
- * first terminal's output must not wait for it. Each round waits in one
- * poll(2) that the runtime runs off the JavaScript thread (Deno's blocking
- * pool), then reads the ready masters and hands their bytes on at once.
+ * runs (see `pty_reader.ts`), where a worker is dear to start (Deno). Each
+ * round waits in one poll(2) that the runtime runs off the JavaScript thread
+ * (Deno's blocking pool), then reads the ready masters and hands their bytes
+ * on at once: reading and parsing take turns, as a flood then shows.
  * @module
  */
 
@@ -37,6 +37,8 @@ export class BootReader {
   #poll: PollAsync;
   #buffer = new Uint8Array(CHUNK);
   #polled: Promise<void> | undefined;
+  /** Bytes read so far, from every master. */
+  bytesRead = 0;
 
   constructor(libc: Libc, wakeFd: number, poll: PollAsync) {
     this.#libc = libc;
@@ -93,6 +95,7 @@ export class BootReader {
       const n = Number(c.read(entry.fd, this.#buffer, CHUNK));
       if (n > 0) {
         budget -= n;
+        this.bytesRead += n;
         entry.onData(this.#buffer.subarray(0, n));
         if (entries.get(entry.fd) !== entry) return; // Closed by its consumer.
         continue;

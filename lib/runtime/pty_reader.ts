@@ -25,16 +25,21 @@ export interface ReaderThread {
   /** Keeps the process alive while terminals are open. */
   ref(): void;
   unref(): void;
-  /**
-   * Where the worker is slow to start (Deno): a poll off the JavaScript
-   * thread, with which that thread reads the masters itself until the
-   * worker runs (`pty_boot.ts`).
-   */
-  bootPoll?: PollAsync;
 }
 
-/** Starts the worker on `shared` (runtime-specific: its FFI binding). */
-export type StartReader = (shared: SharedArrayBuffer, wakeFd: number) => ReaderThread;
+/** How a runtime runs the reader. */
+export interface ReaderStart {
+  /** Starts the worker on `shared` (runtime-specific: its FFI binding). */
+  start(shared: SharedArrayBuffer, wakeFd: number): ReaderThread;
+  /**
+   * Where starting a worker is dear (Deno: its constructor stalls the
+   * JavaScript thread for ~100 ms, and its heap costs ~15 MB): that thread
+   * reads the masters itself with `poll` (`pty_boot.ts`) until
+   * `startAfterBytes` were read, then starts the worker and hands them over.
+   * A process whose terminals never flood never pays for it.
+   */
+  boot?: { poll: PollAsync; startAfterBytes: number };
+}
 
 /** Bytes handed on at most at once (consecutive records of one terminal joined). */
 const GATHER = 128 * 1024;
@@ -63,27 +68,34 @@ export class PtyReader {
   #consumed = 0;
   #gather = new Uint8Array(GATHER);
   #wakeFd: number;
-  #thread: ReaderThread;
+  #start: ReaderStart;
+  #shared: SharedArrayBuffer;
+  #thread: ReaderThread | undefined;
   #running = false;
   /** Closes waiting for the worker to let go of their fd. */
   #closing = 0;
   /** The JavaScript thread's own reading until the worker runs, or undefined. */
   #boot: BootReader | undefined;
+  #startAfterBytes = 0;
 
   /** @throws {Error} when the eventfd or the worker cannot be made */
-  constructor(libc: Libc, start: StartReader) {
+  constructor(libc: Libc, start: ReaderStart) {
     this.#libc = libc;
-    const shared = new SharedArrayBuffer(sharedBytes(LAYOUT));
+    this.#start = start;
+    const shared = this.#shared = new SharedArrayBuffer(sharedBytes(LAYOUT));
     this.#ctl = new Int32Array(shared, 0, 16);
     this.#table = new Int32Array(shared, LAYOUT.tableAt, LAYOUT.capacity * 2);
     this.#ring = new Uint8Array(shared, LAYOUT.ringAt, LAYOUT.ringSize);
     this.#words = new Int32Array(shared, LAYOUT.ringAt, LAYOUT.ringSize / 4);
     this.#wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (this.#wakeFd < 0) throw new Error(`Cannot create an eventfd: errno ${libc.errno()}`);
-    this.#thread = start(shared, this.#wakeFd);
-    this.#thread.unref();
-    const poll = this.#thread.bootPoll;
-    if (poll !== undefined) this.#boot = new BootReader(libc, this.#wakeFd, poll);
+    if (start.boot === undefined) {
+      this.#thread = start.start(shared, this.#wakeFd);
+      this.#thread?.unref();
+    } else {
+      this.#boot = new BootReader(libc, this.#wakeFd, start.boot.poll);
+      this.#startAfterBytes = start.boot.startAfterBytes;
+    }
   }
 
   /** Starts watching a master fd. `onEnd` is called once at end of output. */
@@ -192,12 +204,12 @@ export class PtyReader {
   #kick(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#thread.ref();
+    this.#thread?.ref();
     this.#loop().catch((error) => {
       console.error("termbridge: PTY read loop failed:", error);
     }).finally(() => {
       this.#running = false;
-      this.#thread.unref();
+      this.#thread?.unref();
     });
   }
 
@@ -206,6 +218,9 @@ export class PtyReader {
     while (this.#entries.size > 0 || this.#closing > 0) {
       if (this.#boot !== undefined) {
         if (Atomics.load(ctl, SLOT.READY) === 0) {
+          if (this.#thread === undefined && this.#boot.bytesRead >= this.#startAfterBytes) {
+            this.#thread = this.#start.start(this.#shared, this.#wakeFd); // Ref'd: the loop runs.
+          }
           await this.#boot.round(this.#entries, (entry) => this.#flush(entry));
           await new Promise((resolve) => setImmediate(resolve));
           continue;
