@@ -309,8 +309,8 @@ export class PtyReader {
     const entry = this.#entries.get(fd);
     if (entry === undefined) return; // Closed meanwhile.
     if (code === RECORD.END) {
+      // The worker no longer polls it; the table loses it at the next change (its close).
       this.#entries.delete(fd);
-      this.#changed();
       entry.onEnd();
     } else if (code === RECORD.WRITABLE) {
       this.#flush(entry);
