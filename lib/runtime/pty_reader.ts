@@ -9,7 +9,7 @@
  * polls the masters and reads them into a 1 MiB ring in a SharedArrayBuffer,
  * 256 KiB per master and round so that a flood cannot starve the others;
  * the JavaScript thread takes records out in order, copies them (joined per
- * terminal, up to 256 KiB) and hands them on. A full ring stops the worker,
+ * terminal, up to 128 KiB) and hands them on. A full ring stops the worker,
  * which stops the writer: a slow consumer still slows the program instead of
  * growing a queue. Writes stay on the JavaScript thread; the worker only
  * says when a master can take queued input.
