@@ -161,6 +161,8 @@ describe("sessions: serve", () => {
       const typed = await client.call("sessions/type", { name: "t", text: "echo ty''ped\n" });
       assert.deepEqual(typed, { typed: 13 });
       await client.call("sessions/wait", { name: "t", regex: "^typed$", timeout: 15_000 });
+      // The output can arrive before bash's next prompt: exec refuses while the line still runs.
+      await client.call("sessions/wait", { name: "t", prompt: true, timeout: 15_000 });
       await client.call("sessions/exec", {
         name: "t",
         command: "printf '\\033[?2004h'; stty -icanon -echo; echo re''ady; cat -v",
