@@ -20,9 +20,10 @@
  *    containment (goal: under +5 ms) and inside the sandbox (goal: under
  *    +20 ms), `BENCH_AGENT_STARTS` (30) rounds; `BENCH_ONLY=agent-start`
  *    runs only this section;
- * 6. Claude Code's PreToolUse hook (`termbridge _hook`, the built binary):
- *    the time it adds to each of the agent's tool calls, beside starting
- *    `true`; `BENCH_ONLY=hook` runs only this section.
+ * 6. Claude Code's PreToolUse hook, run as Claude Code runs it
+ *    (`/bin/sh -c`): the loopback command (bash and `/dev/tcp`) against
+ *    `termbridge _hook` (the built binary), beside `true`;
+ *    `BENCH_ONLY=hook` runs only this section.
  *
  * Run from the repository root, on either runtime:
  *

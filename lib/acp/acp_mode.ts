@@ -292,7 +292,7 @@ class AcpRun {
         init.agentInfo?.name,
         () => this.#sessionId === "" ? undefined : this.#service.fileAccess(this.#sessionId),
         (id, verdict) => this.#gate.remember(id, verdict),
-        this.#agent.runtimeDir,
+        { socketDir: this.#agent.runtimeDir, loopback: this.#agent.loopbackHook },
       );
       const opened = await openSession(ctx, init, {
         cwd: this.#options.cwd,

@@ -15,6 +15,8 @@ import { agentStream } from "./stdio.ts";
 import { settleWithin } from "../terminal/timing.ts";
 import { type AgentSettings, encloseAgent } from "../sandbox/mod.ts";
 import { agentEnv } from "./agent_shell.ts";
+import { HOOK_TOKEN_VARIABLE, newHookToken } from "./hook_loopback.ts";
+import { lineShell } from "../service/command_line.ts";
 
 /** Most lines the agent printed on stdout that are not JSON-RPC kept for diagnostics. */
 export const KEPT_NOISE_LINES = 10;
@@ -27,6 +29,13 @@ export interface AgentProcess {
   readonly enclosure: string;
   /** A private directory the sandboxed agent can reach (for sockets), or undefined without a sandbox. */
   readonly runtimeDir: string | undefined;
+  /**
+   * How Claude Code's hook reaches termbridge the cheap way (hook_loopback.ts):
+   * the token in the agent's environment and the bash that connects; undefined
+   * when the agent does not share termbridge's network (a sandbox without
+   * network) or there is no bash.
+   */
+  readonly loopbackHook: { token: string; bash: string } | undefined;
   /** The ACP stream: only the lines of its stdout that look like JSON. */
   readonly stream: acp.Stream;
   readonly exited: Promise<ExitStatus>;
@@ -67,7 +76,17 @@ export async function startAgent(
   options: { logFile?: string; settings: AgentSettings; workspace: string },
 ): Promise<AgentProcess> {
   const cwd = runtime.cwd();
-  const env = agentEnv(runtime.env());
+  const bash = lineShell();
+  const sharesNetwork = options.settings.sandbox?.network !== false;
+  // TERMBRIDGE_HOOK=binary keeps `termbridge _hook` (for comparisons and tests).
+  const loopbackHook = sharesNetwork && bash.endsWith("/bash") &&
+      runtime.env().TERMBRIDGE_HOOK !== "binary"
+    ? { token: newHookToken(), bash }
+    : undefined;
+  const env = {
+    ...agentEnv(runtime.env()),
+    ...loopbackHook === undefined ? {} : { [HOOK_TOKEN_VARIABLE]: loopbackHook.token },
+  };
   const program = resolveProgram(argv[0] ?? "", env, cwd);
   const enclosure = encloseAgent(options.settings, {
     workspace: options.workspace,
@@ -115,6 +134,7 @@ export async function startAgent(
     pid: child.pid,
     enclosure: enclosure.description,
     runtimeDir: enclosure.runtimeDir,
+    loopbackHook,
     stream: agentStream(child.stdin, stdout),
     exited,
     noise,

@@ -16,6 +16,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import type { Socket } from "node:net";
 import { listenPrivate } from "../jsonrpc/private_socket.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -23,6 +24,7 @@ import { PolicyDeniedError, ruleWords } from "../safety/guard.ts";
 import type { FileAccess } from "../service/text_files.ts";
 import type { GateVerdict } from "./permission_gate.ts";
 import { hookDeny } from "./hook_relay.ts";
+import { listenLoopback, loopbackHookCommand } from "./hook_loopback.ts";
 import { toolIntent } from "./tool_intent.ts";
 import { type Fields, fields, withClaudeSettings } from "./claude_settings.ts";
 
@@ -69,10 +71,10 @@ export async function startHookFor(
   agentName: string | undefined,
   accessOf: () => FileAccess | undefined,
   refused: Refused,
-  socketDir?: string,
+  where: HookPlace = {},
 ): Promise<ToolHook | undefined> {
   if (agentName === undefined || !HOOKED_AGENTS.has(agentName)) return undefined;
-  return await startToolHook(accessOf, refused, socketDir);
+  return await startToolHook(accessOf, refused, where);
 }
 
 /** `meta` with the hook (see {@linkcode hookMeta}), or as it is without one. */
@@ -164,26 +166,51 @@ export async function judgeHookInput(
   });
 }
 
+/** How the hook reaches this process. */
+export interface HookPlace {
+  /**
+   * A private directory the agent's sandbox shows, for the Unix socket of
+   * `termbridge _hook` (its own /tmp may be private); without it one is made.
+   */
+  socketDir?: string;
+  /**
+   * The loopback way (hook_loopback.ts), when the agent shares this
+   * process's network and bash is installed: the token the agent has in its
+   * environment, and bash's path. Without it, `termbridge _hook`.
+   */
+  loopback?: { token: string; bash: string };
+}
+
 /**
  * Listens for the hook; `accessOf` gives the current session's file access
- * (undefined before it opens). `socketDir` is a private directory the agent's
- * sandbox shows (its own /tmp may be private); without it one is made.
+ * (undefined before it opens).
  */
 export async function startToolHook(
   accessOf: () => FileAccess | undefined,
   refused: Refused = () => {},
-  socketDir?: string,
+  where: HookPlace = {},
 ): Promise<ToolHook> {
+  const serve = (connection: Socket, initial?: Buffer) => {
+    void answer(connection, accessOf, refused, initial).catch((error) => {
+      connection.end(
+        hookDeny(`termbridge could not check this tool call: ${(error as Error).message}`) +
+          "\n",
+      );
+    });
+  };
+  if (where.loopback !== undefined) {
+    const listener = await listenLoopback(where.loopback.token, serve);
+    const refusal = hookDeny(
+      `termbridge refused this tool call: cannot reach termbridge acp on 127.0.0.1:${listener.port} to check it against the policy, or it gave no answer within 30 s`,
+    );
+    return {
+      command: loopbackHookCommand(where.loopback.bash, listener.port, refusal),
+      close: () => listener.close(),
+    };
+  }
   const socket = await listenPrivate(
-    { name: "hook.sock", dir: socketDir, prefix: "termbridge-hook-" },
-    (connection) => {
-      void answer(connection, accessOf, refused).catch((error) => {
-        connection.end(
-          hookDeny(`termbridge could not check this tool call: ${(error as Error).message}`) +
-            "\n",
-        );
-      });
-    },
+    { name: "hook.sock", dir: where.socketDir, prefix: "termbridge-hook-" },
+    serve,
   );
   return {
     command: [...runtime.selfCommand(), "_hook", "--connect", socket.path].map(quote).join(" "),
@@ -191,21 +218,28 @@ export async function startToolHook(
   };
 }
 
+/** Reads the tool call (one line, after `initial` if given) and writes the hook's answer. */
 async function answer(
   socket: Socket,
   accessOf: () => FileAccess | undefined,
   refused: Refused,
+  initial?: Buffer,
 ): Promise<void> {
   const line = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (data: string) => {
-      text += data;
-      const end = text.indexOf("\n");
-      if (end >= 0) resolve(text.slice(0, end));
-      else if (text.length > MAX_INPUT) reject(new Error("its input is too long"));
-    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const take = (data: Buffer) => {
+      const end = data.indexOf(0x0a);
+      chunks.push(end >= 0 ? data.subarray(0, end) : data);
+      size += data.length;
+      if (end >= 0) {
+        socket.off("data", take);
+        resolve(Buffer.concat(chunks).toString("utf8"));
+      } else if (size > MAX_INPUT) reject(new Error("its input is too long"));
+    };
+    socket.on("data", take);
     socket.on("end", () => reject(new Error("its input ended without a line")));
+    if (initial !== undefined && initial.length > 0) take(initial);
   });
   const access = accessOf();
   const reply = access === undefined

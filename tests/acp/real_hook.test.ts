@@ -61,23 +61,28 @@ async function runClaude(
 }
 
 describe("acp: Claude Code's PreToolUse hook", () => {
-  it("claude: a denied command's reason (the rule) reaches the model", async () => {
-    await runClaude(
-      (cwd) => ({ calls: [shellCall("claude", `touch ${cwd}/denied`)], finalText: "All done." }),
-      () => ({ policy: { deny: ["touch"] } }),
-      ({ run, model, cwd, audit, context }) => {
-        assert.equal(run.status.exitCode, 0, context);
-        assert.equal(existsSync(join(cwd, "denied")), false, `touch ran:\n${context}`);
-        assert.match(model.toolResults().join("\n"), /deny rule "touch"/, context);
-        const permission = audit.filter((r) => r.event === "permission");
-        assert.equal(permission.length, 1, context);
-        assert.equal(permission[0].answer, "reject_once", context);
-        assert.equal(permission[0].by, "policy", context);
-        const denied = audit.filter((r) => r.event === "command" && r.decision === "deny");
-        assert.equal(denied.length, 1, context);
-      },
-    );
-  });
+  // The loopback hook (bash, /dev/tcp) where the agent shares termbridge's network; the
+  // binary one (`termbridge _hook`) elsewhere, forced here with TERMBRIDGE_HOOK=binary.
+  for (const way of ["loopback", "binary"]) {
+    it(`claude: a denied command's reason (the rule) reaches the model (${way} hook)`, async () => {
+      await runClaude(
+        (cwd) => ({ calls: [shellCall("claude", `touch ${cwd}/denied`)], finalText: "All done." }),
+        () => ({ policy: { deny: ["touch"] } }),
+        ({ run, model, cwd, audit, context }) => {
+          assert.equal(run.status.exitCode, 0, context);
+          assert.equal(existsSync(join(cwd, "denied")), false, `touch ran:\n${context}`);
+          assert.match(model.toolResults().join("\n"), /deny rule "touch"/, context);
+          const permission = audit.filter((r) => r.event === "permission");
+          assert.equal(permission.length, 1, context);
+          assert.equal(permission[0].answer, "reject_once", context);
+          assert.equal(permission[0].by, "policy", context);
+          const denied = audit.filter((r) => r.event === "command" && r.decision === "deny");
+          assert.equal(denied.length, 1, context);
+        },
+        way === "binary" ? { TERMBRIDGE_HOOK: "binary" } : {},
+      );
+    });
+  }
 
   it("claude: a Read outside policy.read is refused with its reason", async () => {
     await runClaude(
