@@ -15,6 +15,8 @@
  * command line (Claude Code's settings, the hook's command with them, are
  * in its argv, which everyone can read). Only termbridge answers: it holds
  * the port from before the agent learns it until the run ends.
+ * Like `termbridge _hook`, it trusts the environment Claude Code gives it
+ * (LD_PRELOAD would subvert either; bash also imports exported functions).
  * (Claude Code's `http` hooks would need no process at all, but fail open:
  * a connection refused, a timeout or a blocked URL lets the tool run.)
  * @module
@@ -55,8 +57,10 @@ export function loopbackHookCommand(bash: string, port: number, refusal: string)
     `IFS= read -r -t ${ANSWER_SECONDS} answer <&3`,
     `[ -n "$answer" ]`,
   ].join(" && ") + ` && printf '%s\\n' "$answer" || printf '%s\\n' "$2"`;
-  return ["exec", quote(bash), "-c", quote(script), "termbridge-hook", String(port), quote(refusal)]
-    .join(" ");
+  // Nothing of the environment may put text before the answer (startup files, a trace on fd 1).
+  const clean = "unset BASH_ENV ENV SHELLOPTS BASHOPTS BASH_XTRACEFD;";
+  return [clean, "exec", quote(bash), "-c", quote(script), "termbridge-hook", String(port)]
+    .concat(quote(refusal)).join(" ");
 }
 
 /** A listening loopback port for the hook. */
