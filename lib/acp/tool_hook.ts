@@ -1,7 +1,8 @@
 /**
  * Claude Code's own tool calls under the policy, before they run: a
- * `PreToolUse` command hook (`termbridge _hook --connect SOCKET`, see
- * `hook_relay.ts`) given to claude-agent-acp in `session/new`
+ * `PreToolUse` command hook (bash asking on 127.0.0.1, `hook_loopback.ts`,
+ * or `termbridge _hook --connect SOCKET`, `hook_relay.ts`) given to
+ * claude-agent-acp in `session/new`
  * (`_meta.claudeCode.options.settings.hooks`) asks this process about each
  * Bash, Write, Edit, MultiEdit, NotebookEdit, Read, Grep and Glob call. The
  * run's guard judges it from what it will do (`tool_intent.ts`):
@@ -11,8 +12,9 @@
  * - a command or a write the policy allows or asks about: "ask", so that the
  *   permission request decides it and audits it once (`permission_gate.ts`);
  * - a read the policy allows: no decision, Claude Code goes on as usual.
- * The hook never answers "allow". The socket is in a private directory
- * (0700, the socket 0600), removed at the end.
+ * The hook never answers "allow". The loopback port answers only its
+ * token; the socket is in a private directory (0700, the socket 0600),
+ * removed at the end.
  * @module
  */
 
