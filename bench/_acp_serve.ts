@@ -11,7 +11,7 @@ import { join } from "node:path";
 import process from "node:process";
 import * as acp from "@agentclientprotocol/sdk";
 import { type ExitStatus, type PipedProcess, runtime } from "../lib/runtime/mod.ts";
-import { settleWithin } from "../lib/terminal/timing.ts";
+import { settleWithin } from "../lib/base/timing.ts";
 
 /** Which termbridge to start: the binary when it exists (`auto`), or one of them. */
 export type ServePreference = "auto" | "binary" | "source";

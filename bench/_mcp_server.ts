@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // The SDK maps "./*" to "*.d.ts", which misses "stdio.d.ts" for "stdio.js": name it for Deno.
 // @deno-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { settleWithin } from "../lib/terminal/timing.ts";
+import { settleWithin } from "../lib/base/timing.ts";
 import { type Preference, type TermbridgeCommand, termbridgeCommand } from "./_termbridge.ts";
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { settleWithin } from "../terminal/timing.ts";
+import { settleWithin } from "../base/timing.ts";
 import * as acp from "@agentclientprotocol/sdk";
 import { VERSION } from "../cli/usage.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";

@@ -12,7 +12,7 @@ import { type ExitStatus, type PipedProcess, runtime } from "../runtime/mod.ts";
 import { SpawnError } from "../terminal/errors.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import { agentStream } from "./stdio.ts";
-import { settleWithin } from "../terminal/timing.ts";
+import { settleWithin } from "../base/timing.ts";
 import { type AgentSettings, encloseAgent } from "../sandbox/mod.ts";
 import { agentEnv } from "./agent_shell.ts";
 import { HOOK_TOKEN_VARIABLE, newHookToken } from "./hook_loopback.ts";

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { settleWithin } from "../base/timing.ts";
 import type { HttpServeOptions, HttpServer, ServerWebSocket, WebSocketEvents } from "./types.ts";
 
 /** What Bun keeps with each WebSocket: the events its handler asked for. */
@@ -33,12 +34,7 @@ export function serveHttp(options: HttpServeOptions): Promise<HttpServer> {
       for (const ws of sockets) ws.close(1001, "server stopping");
       // A response whose body has ended (a live asciicast closed by its owner) gets to send
       // its last bytes, so its reader sees the end instead of a cut; then the rest is cut.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        server.stop(false),
-        new Promise<void>((resolve) => timer = setTimeout(resolve, DRAIN_MS)),
-      ]);
-      clearTimeout(timer);
+      await settleWithin(server.stop(false), DRAIN_MS);
       await server.stop(true);
     },
   });

@@ -3,6 +3,7 @@
  * @module
  */
 
+import { settleWithin } from "../base/timing.ts";
 import type { HttpServeOptions, HttpServer, ServerWebSocket } from "./types.ts";
 
 /** How long `close` lets responses that have ended finish sending (ms). */
@@ -61,12 +62,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpServer> 
       for (const socket of sockets) socket.close(1001, "server stopping");
       // A response whose body has ended (a live asciicast closed by its owner) gets to send
       // its last bytes, so its reader sees the end instead of a cut; then the rest is cut.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        Promise.all(sending),
-        new Promise<void>((resolve) => timer = setTimeout(resolve, DRAIN_MS)),
-      ]);
-      clearTimeout(timer);
+      await settleWithin(Promise.all(sending), DRAIN_MS);
       stopping.abort();
       await server.finished;
     },

@@ -32,7 +32,7 @@ import {
   sessionProcessGroups,
 } from "./process_groups.ts";
 import { PlainTextStream } from "./text_stream.ts";
-import { settleWithin } from "./timing.ts";
+import { settleWithin } from "../base/timing.ts";
 
 export type { MouseEncoding, TerminalModes } from "./emulator.ts";
 
