@@ -1,51 +1,49 @@
 /**
  * A named interactive session: a shell (with shell integration when it is
  * bash or zsh) or any program in a terminal, with run-and-wait, input to the
- * running program, waits and recording.
+ * running program, waits and recording. The class holds the session's parts
+ * together; each job is done beside it: opening (session_open.ts), exec and
+ * input (command_runner.ts), what is sent to the program (program_input.ts),
+ * reading the output back (output_text.ts), recording (session_recording.ts).
  * @module
  */
 
-import { basename, dirname } from "node:path";
 import { runtime } from "../runtime/mod.ts";
 import type { RuleMatch } from "../policy/types.ts";
-import { currentClient } from "../safety/client.ts";
 import { Guard } from "../safety/guard.ts";
-import { isKeyName } from "../terminal/keys.ts";
-import { resolveProgram } from "../terminal/launch.ts";
 import { type Screenshot, Terminal, type TerminalOptions } from "../terminal/terminal.ts";
-import { SessionBusyError, SessionStartError } from "./errors.ts";
-import { WaitTimeoutError } from "../terminal/errors.ts";
-import { CastRecorder, checkRecordTarget } from "./recorder.ts";
-import { OutputPipe } from "./output_pipe.ts";
-import { type IntegratedShell, integrateShell, supportsLineChecks } from "./shell_integration.ts";
-import type { CommandResult, SessionInfo, SessionOptions } from "./session_types.ts";
-import { ShellState, TYPED } from "./shell_state.ts";
-import { SentLineChecks } from "./sent_lines.ts";
-import { type TypedLine, TypedLineChannel } from "./typed_lines.ts";
-import { idleFor, settledFor, type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
+import { CommandRunner } from "./command_runner.ts";
 import { limitCommandTime } from "./command_timer.ts";
-import { sandboxPrefix } from "../sandbox/mod.ts";
+import { plainOutput } from "./output_text.ts";
+import { ProgramInput } from "./program_input.ts";
+import { SentLineChecks } from "./sent_lines.ts";
+import {
+  auditLifetime,
+  checkOpening,
+  FIRST_PROMPT_MS,
+  guardTypedLines,
+  sandboxFor,
+  waitUntilReady,
+} from "./session_open.ts";
+import { SessionRecording } from "./session_recording.ts";
+import type { CommandResult, SessionInfo, SessionOptions } from "./session_types.ts";
+import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
+import { ShellState, TYPED } from "./shell_state.ts";
+import { TypedLineChannel } from "./typed_lines.ts";
+import { type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 
 export type { CommandResult, Completion, SessionInfo, SessionOptions } from "./session_types.ts";
+export { defaultShell, FIRST_PROMPT_MS } from "./session_open.ts";
 
-/** How long a fallback exec waits for the screen to settle. */
-const SETTLE_MS = 400;
-/** How long opening waits for a shell's first prompt by default (`shellStartTimeout`). */
-export const FIRST_PROMPT_MS = 10_000;
-/** How long a shell that showed no prompt in time gets after SIGHUP (and SIGTERM) to run its traps. */
-const HANG_UP_GRACE_MS = 2000;
-
-/** Returns the user's shell: `$SHELL`, else bash, else sh. */
-export function defaultShell(env: Record<string, string>): string {
-  for (const candidate of [env.SHELL, "bash", "sh"]) {
-    if (!candidate) continue;
-    try {
-      return resolveProgram(candidate, env, "/");
-    } catch {
-      // Not installed here: try the next one.
-    }
-  }
-  return "/bin/sh";
+/** What `Session.open` hands the constructor besides the options. */
+interface SessionParts {
+  /** The shell's integration, for bash and zsh. */
+  shell: IntegratedShell | undefined;
+  /** The sandbox's command prefix, if any. */
+  sandbox: string[] | undefined;
+  guard: Guard;
+  /** The policy's bookkeeping of the lines the session sends, shared with the shell's line check. */
+  checks: SentLineChecks;
 }
 
 /** A named terminal session. */
@@ -57,26 +55,22 @@ export class Session {
   /** What the shell's integration marks said (for other programs, only the cwd it started in). */
   readonly #shell: ShellState;
   #lastOutputAt = performance.now();
-  #recorder: CastRecorder | undefined;
+  readonly #recording: SessionRecording;
+  readonly #input: ProgramInput;
+  readonly #runner: CommandRunner;
   /** Answers the shell's typed-line checks, when the session has them. */
   #lines: TypedLineChannel | undefined;
-  #stopRecording: (() => void) | undefined;
   #stopTimer: (() => void) | undefined;
   readonly #guard: Guard;
   readonly #checks: SentLineChecks;
   readonly #env: Record<string, string>;
-  readonly #onRecord: ((path: string) => void) | undefined;
 
-  private constructor(
-    options: SessionOptions & { program: string[] },
-    shell: IntegratedShell | undefined,
-    sandbox: string[] | undefined,
-  ) {
+  private constructor(options: SessionOptions & { program: string[] }, parts: SessionParts) {
+    const { shell, sandbox } = parts;
     const env = { ...runtime.env(), ...options.env };
-    this.#guard = options.guard ?? Guard.open();
-    this.#checks = new SentLineChecks(this.#guard);
+    this.#guard = parts.guard;
+    this.#checks = parts.checks;
     this.#env = env;
-    this.#onRecord = options.onRecord;
     this.name = options.name;
     this.program = options.program;
     const cwd = options.cwd ?? runtime.cwd();
@@ -93,6 +87,20 @@ export class Session {
       limits: options.limits,
     };
     this.terminal = Terminal.spawn(spawn);
+    this.#recording = new SessionRecording({
+      name: this.name,
+      program: this.program,
+      terminal: this.terminal,
+      outputText: (from) => this.outputText(from),
+      onRecord: options.onRecord,
+    });
+    this.#input = new ProgramInput({
+      name: this.name,
+      program: this.program,
+      terminal: this.terminal,
+      shell: this.#shell,
+      recording: this.#recording,
+    });
     const seconds = options.limits?.commandSeconds ?? 0;
     if (seconds > 0 && this.integration === "shell") {
       this.#stopTimer = limitCommandTime(this.terminal, seconds, {
@@ -108,6 +116,17 @@ export class Session {
     if (shell?.lineDir !== undefined && options.lineCheck !== undefined) {
       this.#lines = new TypedLineChannel(shell.lineDir, options.lineCheck);
     }
+    this.#runner = new CommandRunner({
+      name: this.name,
+      terminal: this.terminal,
+      shell: this.#shell,
+      integration: this.integration,
+      input: this.#input,
+      guard: this.#guard,
+      checks: this.#checks,
+      env,
+      shellChecksLines: this.#lines !== undefined,
+    });
     this.terminal.onOsc((osc, offset) => {
       if (this.#lines?.handle(osc) !== true) this.#shell.mark(osc, offset);
     });
@@ -126,90 +145,34 @@ export class Session {
    * @throws {SpawnError} when the program or the working directory is missing
    */
   static async open(options: SessionOptions): Promise<Session> {
-    if (options.record) checkRecordTarget(options.record, options.recordOverwrite ?? false);
-    const env = { ...runtime.env(), ...options.env };
-    const cwd = options.cwd ?? runtime.cwd();
-    const program = options.program ?? [defaultShell(env)];
-    const guard = options.guard ?? Guard.open();
-    const actor = guard.actor({ session: options.name });
-    await guard.checkCommand(
-      {
-        origin: "open",
-        argv: program,
-        cwd,
-        env,
-        envNames: Object.keys(options.env ?? {}),
-        linesChecked: supportsLineChecks(program[0]),
-      },
-      actor,
-    );
+    const opening = await checkOpening(options);
+    const { program, guard } = opening;
+    const checks = new SentLineChecks(guard);
     // Lines typed into the shell go through the same guard, unless there is no policy to apply.
     const opened: { session?: Session } = {};
     const lineCheck = options.lineCheck ??
-      (guard.policy === null ? undefined : (typed: TypedLine) => {
-        const session = opened.session;
-        const preApproved = session?.takeApproval(typed.line);
-        // A line exec sent is one event: sent by exec's client, seen by the shell; judged
-        // once when the shell runs it with the inputs exec's check had.
-        const exec = session === undefined ? { sent: false } : session.#checks.takeExecLine(typed);
-        return guard.checkTypedLine(typed.line, {
-          cwd: typed.cwd,
-          // The environment exec's check had (the session's), with the shell's PATH.
-          env: { ...env, PATH: typed.path },
-          aliases: typed.aliases,
-          preApproved,
-          origin: exec.sent ? "exec" : "typed",
-          ...(exec.judged === undefined ? {} : { judged: exec.judged }),
-        }, { ...actor, ...clientOf(session) });
-      });
+      guardTypedLines(opening, { checks, lastClient: () => opened.session?.lastClient });
     const shell = integrateShell(program[0], program.slice(1), {
       checkLines: lineCheck !== undefined,
     });
-    const shown = shell ? [shell.directory] : [];
-    // The shell writes the lines it asks about beside its answers, even in a read-only sandbox.
-    const writable = shell?.lineDir !== undefined ? [dirname(shell.lineDir)] : [];
-    const sandbox = await sandboxPrefix(options.sandbox, cwd, env, shown, writable) ?? undefined;
-    const session = new Session({ ...options, program, lineCheck }, shell, sandbox);
+    const sandbox = await sandboxFor(options.sandbox, { ...opening, shell });
+    const session = new Session({ ...options, program, lineCheck }, {
+      shell,
+      sandbox,
+      guard,
+      checks,
+    });
     opened.session = session;
-    if (guard.audit.enabled) {
-      guard.record(actor, {
-        event: "start",
-        pid: session.terminal.pid,
-        command: program.join(" "),
-      });
-      const started = performance.now();
-      void session.terminal.wait().then((status) =>
-        guard.record(actor, {
-          event: "exit",
-          exitCode: status.exitCode,
-          signal: status.signal,
-          durationMs: Math.round(performance.now() - started),
-          outputBytes: session.terminal.textLog.totalBytes,
-        })
-      );
-    }
-    const startMs = options.startTimeoutMs ?? FIRST_PROMPT_MS;
-    try {
-      if (session.integration === "shell") {
-        await session.terminal.waitFor(
-          () => session.#shell.atPrompt || session.terminal.exitStatus !== null || undefined,
-          "the shell's first prompt",
-          startMs,
-        );
-      } else {
-        // Ready once quiet and idle: a program may start slowly without a word (a pyenv shim).
-        await settledFor(session.terminal, SETTLE_MS, startMs);
-      }
-    } catch (error) {
-      if (error instanceof WaitTimeoutError && session.integration === "shell") {
-        // Killed mid-rc a shell could leave locks behind (pyenv's rehash): hang it up instead.
-        await session.terminal.hangUp(HANG_UP_GRACE_MS);
-        await session.close();
-        throw slowStart(options.name, program[0], startMs, error.screen);
-      }
-      await session.close();
-      throw error;
-    }
+    auditLifetime(opening, session.terminal);
+    await waitUntilReady({
+      terminal: session.terminal,
+      atPrompt: session.integration === "shell" ? () => session.#shell.atPrompt : undefined,
+      close: () => session.close(),
+    }, {
+      name: options.name,
+      program: program[0],
+      timeoutMs: options.startTimeoutMs ?? FIRST_PROMPT_MS,
+    });
     return session;
   }
 
@@ -238,57 +201,8 @@ export class Session {
    * @throws {SessionBusyError} when a command is running or the program exited
    * @throws the reason of `signal` once it is aborted
    */
-  async exec(command: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
-    signal?.throwIfAborted();
-    if (command.trim() === "") {
-      return this.#shell.running
-        ? await this.#collect(timeoutMs, signal)
-        : this.#idleResult(command);
-    }
-    this.#checkAlive(command);
-    await this.#check("exec", command);
-    if (this.#shell.running && this.#shell.ended(this.#shell.running)) {
-      this.#shell.running = undefined; // Nobody collected it.
-    }
-    if (this.#shell.running) {
-      throw new SessionBusyError(
-        `Cannot run ${JSON.stringify(command)} in session "${this.name}": ${
-          JSON.stringify(this.#shell.running.command)
-        } is still running; send it input, a key such as C-c, or an empty command to collect its output`,
-      );
-    }
-    if (this.integration === "none") {
-      return await this.#execUntilSettled(command, timeoutMs, signal);
-    }
-    if (this.#shell.interrupted) await this.#afterInterrupt(timeoutMs, signal);
-    if (!this.#shell.atPrompt) {
-      // Text typed before the prompt is drawn would be echoed twice: wait for it.
-      await this.terminal.waitFor(
-        () => this.#shell.atPrompt || this.terminal.exitStatus !== null || undefined,
-        "the prompt",
-        timeoutMs,
-        signal,
-      ).catch(() => {}); // Sent anyway: the shell may just have a prompt termbridge cannot see.
-      signal?.throwIfAborted();
-    }
-    const running = this.#shell.begin(command);
-    this.#send(command, "\r");
-    // A line the shell does not run (empty, only a comment) brings the prompt back without a start.
-    await this.terminal.waitFor(
-      () =>
-        running.start !== undefined || this.#shell.ended(running) ||
-        this.terminal.exitStatus !== null ||
-        undefined,
-      "the command to start",
-      timeoutMs,
-      signal,
-    ).catch(() => {}); // Reported as `running` below.
-    this.#checks.recordUnchecked();
-    if (running.start === undefined && this.#shell.ended(running)) {
-      this.#shell.running = undefined;
-      return this.#idleResult(command);
-    }
-    return await this.#collect(timeoutMs, signal);
+  exec(command: string, timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
+    return this.#runner.exec(command, timeoutMs, signal);
   }
 
   /**
@@ -298,46 +212,11 @@ export class Session {
    * `timeoutMs` passes, and returns the output the input caused.
    * @throws the reason of `options.signal` once it is aborted (the input was sent)
    */
-  async input(
+  input(
     text: string,
     options: { enter?: boolean; timeoutMs: number; signal?: AbortSignal },
   ): Promise<CommandResult> {
-    const { signal } = options;
-    signal?.throwIfAborted();
-    this.#checkAlive(text);
-    const key = text.length > 1 && isKeyName(text);
-    if (!key && text.trim() !== "") await this.#check("input", text);
-    const from = this.terminal.textLog.totalBytes;
-    if (key) this.keys([text]);
-    else this.#send(text, options.enter === false ? "" : "\r");
-    const running = this.#shell.running;
-    // Both waits end together: the first to settle aborts the other's listeners.
-    const done = new AbortController();
-    const waiting = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
-    await Promise.race([
-      idleFor(this.terminal, SETTLE_MS, options.timeoutMs, false, waiting),
-      this.terminal.waitFor(
-        () =>
-          running !== undefined && this.#shell.ended(running) ||
-          this.terminal.exitStatus !== null ||
-          undefined,
-        "the command to end",
-        options.timeoutMs,
-        waiting,
-      ),
-    ]).catch(() => {}); // A timeout just ends the wait.
-    done.abort();
-    signal?.throwIfAborted();
-    if (running !== undefined && this.#shell.ended(running)) {
-      running.reported = from;
-      return this.#collect(0);
-    }
-    return this.#result(
-      text,
-      this.#slice(from, undefined),
-      this.#shell.running ? "running" : "completed",
-      null,
-    );
+    return this.#runner.input(text, options);
   }
 
   /**
@@ -347,19 +226,12 @@ export class Session {
    * that mode on, so that several lines arrive as one block.
    */
   type(text: string, options: { paste?: boolean } = {}): void {
-    this.#checkAlive(text);
-    const bracketed = options.paste === true && this.terminal.modes().bracketedPaste;
-    // A paste end mark inside the text would end the paste early: it cannot be pasted.
-    this.terminal.write(
-      bracketed ? `\x1b[200~${text.replaceAll("\x1b[201~", "")}\x1b[201~` : text,
-    );
-    this.#sent(text);
+    this.#input.type(text, options);
   }
 
   /** Presses keys by name, in order. */
   keys(names: string[]): void {
-    this.#checkAlive(names.join(" "));
-    this.#sent(this.terminal.sendKeys(...names));
+    this.#input.keys(names);
   }
 
   /**
@@ -378,27 +250,7 @@ export class Session {
    * would show twice, glued together.
    */
   outputText(from: number): { text: string; end: number } {
-    const log = this.terminal.textLog;
-    const first = log.totalBytes - log.byteLength;
-    const start = Math.max(from, first);
-    const held = log.since(first);
-    const bytes = held.subarray(start - first);
-    const end = log.totalBytes;
-    const kept: Uint8Array[] = [];
-    let at = start;
-    for (const redraw of this.#shell.redraws) {
-      if (redraw.at < start) continue;
-      const hidden = redrawnRange(held, first, redraw);
-      if (hidden === undefined || hidden.to <= at) continue;
-      if (hidden.from > at) kept.push(bytes.subarray(at - start, hidden.from - start));
-      at = hidden.to;
-    }
-    kept.push(bytes.subarray(at - start));
-    const decoder = new TextDecoder();
-    return {
-      text: kept.map((part) => decoder.decode(part, { stream: true })).join("") + decoder.decode(),
-      end,
-    };
+    return plainOutput(this.terminal.textLog, this.#shell.redraws, from);
   }
 
   /** The visible screen with cursor, size, alternate-screen state and title. */
@@ -409,7 +261,7 @@ export class Session {
   /** Changes the size; the program receives SIGWINCH. */
   resize(cols: number, rows: number): void {
     this.terminal.resize(cols, rows);
-    this.#recorder?.resize(cols, rows);
+    this.#recording.resize(cols, rows);
   }
 
   /**
@@ -424,36 +276,8 @@ export class Session {
     path: string | null,
     options: { overwrite?: boolean; idleTimeLimit?: number; input?: boolean } = {},
   ): void {
-    if (path === null) {
-      this.#stopRecording?.();
-      this.#stopRecording = undefined;
-      this.#recorder?.close();
-      this.#recorder = undefined;
-      this.#recordInput = false;
-      return;
-    }
-    const recorder = new CastRecorder(path, {
-      cols: this.terminal.cols,
-      rows: this.terminal.rows,
-      title: `termbridge session ${this.name}`,
-      env: { SHELL: this.program[0], TERM: "xterm-256color" },
-      idleTimeLimit: options.idleTimeLimit,
-    }, options);
-    this.record(null); // A refused file leaves the recording in progress alone.
-    let offset = this.terminal.rawLog.totalBytes;
-    this.#stopRecording = this.terminal.onChange(() => {
-      recorder.output(this.terminal.rawLog.since(offset));
-      offset = this.terminal.rawLog.totalBytes;
-    });
-    this.#recorder = recorder;
-    this.#recordInput = options.input === true;
-    this.#onRecord?.(path);
+    this.#recording.record(path, options);
   }
-
-  /** Whether the recording in progress takes input too. */
-  #recordInput = false;
-
-  #pipe: OutputPipe | undefined;
 
   /**
    * Appends the session's output from now on, as plain text, to the file at
@@ -461,18 +285,7 @@ export class Session {
    * @returns the file piped to before, if any
    */
   pipe(path: string | null): string | undefined {
-    const terminal = this.terminal;
-    const next = path === null ? undefined : new OutputPipe(path, {
-      outputText: (from) => this.outputText(from),
-      get outputEnd() {
-        return terminal.textLog.totalBytes;
-      },
-      onChange: (listener) => terminal.onChange(listener),
-    });
-    const before = this.#pipe?.path;
-    this.#pipe?.close();
-    this.#pipe = next;
-    return before;
+    return this.#recording.pipe(path);
   }
 
   /** A row for `list`. */
@@ -488,7 +301,7 @@ export class Session {
       idleMs: Math.round(performance.now() - this.#lastOutputAt),
       integration: this.integration,
       exitStatus: this.terminal.exitStatus,
-      recording: this.#recorder?.path ?? null,
+      recording: this.#recording.path,
     };
   }
 
@@ -499,41 +312,21 @@ export class Session {
       this.#guard.record(this.#guard.actor({ session: this.name }), { event: "release" });
     }
     await this.terminal.dispose();
-    this.record(null);
-    this.pipe(null);
+    this.#recording.close();
     this.#lines?.close();
   }
-
-  /** The guard's check of a line about to be sent (see SentLineChecks.check). */
-  async #check(origin: "exec" | "input", line: string): Promise<void> {
-    // What reads the line: the shell at its prompt, or the program in the foreground (`python3`).
-    const atShellPrompt = origin === "exec" && this.integration === "shell";
-    const readBy = atShellPrompt ? undefined : this.terminal.foreground()?.programs;
-    await this.#checks.check({
-      origin,
-      line,
-      cwd: this.#shell.cwd,
-      env: this.#env,
-      ...(readBy ? { readBy } : {}),
-      // The shell's own check records an exec'd line it is about to run (once, not twice).
-      recordedByShell: origin === "exec" && this.#lines !== undefined,
-    }, this.#guard.actor({ session: this.name }));
-  }
-
-  /** The server's client that last wrote to the program (see lib/safety/client.ts). */
-  #lastClient: string | undefined;
 
   /**
    * The server's client that last wrote to the program, to whom the lines its
    * shell runs are attributed; undefined outside the server.
    */
   get lastClient(): string | undefined {
-    return this.#lastClient;
+    return this.#input.lastClient;
   }
 
   /** Says that client `label` writes to the program now (for writes that bypass the session). */
   noteClient(label: string): void {
-    this.#lastClient = label;
+    this.#input.noteClient(label);
   }
 
   /**
@@ -555,196 +348,4 @@ export class Session {
       this.#guard.actor({ session: this.name }),
     );
   }
-
-  #send(text: string, enter: string): void {
-    if (text !== "") this.type(text, { paste: text.includes("\n") });
-    if (enter !== "") {
-      this.terminal.write(enter);
-      this.#sent(enter);
-    }
-  }
-
-  /**
-   * Waits for the prompt bash draws after Ctrl+C at its prompt. When the
-   * Ctrl+C came just as the prompt was drawn, before the line editor read,
-   * bash only redraws the line and keeps the interrupt pending, and the next
-   * key typed is lost to it ("bash: cho: command not found"): once the
-   * screen has settled without a new prompt, press Ctrl+C again, which this
-   * time brings one.
-   */
-  async #afterInterrupt(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    // Both waits end together: the first to settle aborts the other's listeners and timers.
-    const done = new AbortController();
-    const waiting = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
-    const prompt = () => this.#shell.atPrompt || this.terminal.exitStatus !== null || undefined;
-    const prompted = await Promise.race([
-      this.terminal.waitFor(prompt, "the prompt after Ctrl+C", timeoutMs, waiting).then(() => true),
-      idleFor(this.terminal, SETTLE_MS, timeoutMs, false, waiting).then(() => false),
-    ]).catch(() => true); // Timed out or aborted: exec goes on as it would have.
-    done.abort();
-    if (prompted || prompt()) return;
-    this.keys(["C-c"]);
-    await this.terminal.waitFor(prompt, "the prompt after Ctrl+C", timeoutMs, signal)
-      .catch(() => {}); // Sent anyway, as exec does when it sees no prompt.
-  }
-
-  /** Notes input that went to the program: recorded, and told to the shell's state. */
-  #sent(input: string): void {
-    this.#lastClient = currentClient() ?? this.#lastClient;
-    if (this.#recordInput) this.#recorder?.input(input);
-    this.#shell.sent(input);
-  }
-
-  /**
-   * Waits for the running command to end (or the timeout) and reports its
-   * output so far. Aborted, it reports nothing and marks nothing as reported.
-   */
-  async #collect(timeoutMs: number, signal?: AbortSignal): Promise<CommandResult> {
-    const running = this.#shell.running!;
-    await this.terminal.waitFor(
-      () =>
-        this.#shell.ended(running) && this.#shell.atPrompt || this.terminal.exitStatus !== null ||
-        undefined,
-      "the command to finish",
-      Math.max(timeoutMs, 1),
-      signal,
-    ).catch(() => {}); // Reported as `running`.
-    signal?.throwIfAborted();
-    const from = running.reported ?? running.start ?? this.terminal.textLog.totalBytes;
-    if (!this.#shell.ended(running) && this.terminal.exitStatus === null) {
-      const slice = this.#slice(from, undefined);
-      running.reported = this.terminal.textLog.totalBytes;
-      return this.#result(running.command, slice, "running", null);
-    }
-    this.#shell.running = undefined;
-    const exitCode = running.exitCode ?? this.terminal.exitStatus?.exitCode ?? null;
-    const result = this.#result(
-      running.command,
-      this.#slice(from, running.end),
-      "completed",
-      exitCode,
-    );
-    const status = this.terminal.exitStatus;
-    if (running.end === undefined && status !== null) {
-      const how = status.signal ? `was killed by ${status.signal}` : `exited (code ${exitCode})`;
-      result.shellExited =
-        `the shell itself ${how}: the command line ended the shell of session "${this.name}" (its last screen stays readable until the session is closed)`;
-    }
-    return result;
-  }
-
-  async #execUntilSettled(
-    command: string,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<CommandResult> {
-    const from = this.terminal.textLog.totalBytes;
-    this.#send(command, "\r");
-    const settled = await idleFor(this.terminal, SETTLE_MS, timeoutMs, true, signal).then(
-      () => true,
-      () => false,
-    );
-    signal?.throwIfAborted();
-    const slice = this.#slice(from, undefined);
-    const lines = slice.text.split("\n");
-    if (lines[0]?.trimEnd().endsWith(command.split("\n")[0].trimEnd())) lines.shift(); // The echo.
-    if (settled && lines.length > 0) lines.pop(); // The prompt line the program printed again.
-    const output = lines.join("\n") + (lines.length > 0 ? "\n" : "");
-    return this.#result(
-      command,
-      { text: output, truncated: slice.truncated },
-      settled ? "completed" : "running",
-      null,
-    );
-  }
-
-  #slice(from: number, to: number | undefined): { text: string; truncated: boolean } {
-    const log = this.terminal.textLog;
-    const bytes = log.since(from);
-    const firstKept = log.totalBytes - log.byteLength;
-    const length = to === undefined ? bytes.length : Math.max(0, to - Math.max(from, firstKept));
-    return {
-      text: new TextDecoder().decode(bytes.subarray(0, length)),
-      truncated: from < firstKept,
-    };
-  }
-
-  #result(
-    command: string,
-    slice: { text: string; truncated: boolean },
-    status: CommandResult["status"],
-    exitCode: number | null,
-  ): CommandResult {
-    return {
-      command,
-      output: slice.text,
-      exitCode,
-      status,
-      cwd: this.#shell.cwd,
-      completion: this.integration === "shell" ? "shell-integration" : "screen-stable",
-      truncated: slice.truncated,
-    };
-  }
-
-  #idleResult(command: string): CommandResult {
-    return this.#result(command, { text: "", truncated: false }, "completed", null);
-  }
-
-  #checkAlive(what: string): void {
-    const status = this.terminal.exitStatus;
-    if (status === null) return;
-    const how = status.signal
-      ? `was killed by ${status.signal}`
-      : `exited with code ${status.exitCode}`;
-    throw new SessionBusyError(
-      `Cannot send ${JSON.stringify(what)} to session "${this.name}": ${
-        basename(this.program[0])
-      } ${how}; close it and open a new one`,
-    );
-  }
-}
-
-/**
- * The text-log range a redraw repeats, when it repeats the prompt's last line
- * and the line typed after it exactly; undefined otherwise (the line was
- * replaced, or the log no longer holds it). `held` is the log from `first`.
- */
-function redrawnRange(
-  held: Uint8Array,
-  first: number,
-  redraw: { promptEnd: number; at: number },
-): { from: number; to: number } | undefined {
-  const promptEnd = redraw.promptEnd - first;
-  const at = redraw.at - first;
-  if (promptEnd < 0 || at > held.length) return undefined;
-  const lineStart = held.lastIndexOf(0x0a, promptEnd - 1) + 1;
-  const prompt = promptEnd - lineStart;
-  const redrawStart = at - prompt;
-  const length = redrawStart - lineStart; // The prompt's last line and the line typed after it.
-  if (redrawStart < promptEnd || at + (length - prompt) > held.length) return undefined;
-  for (let i = 0; i < length; i++) {
-    if (held[lineStart + i] !== held[redrawStart + i]) return undefined;
-  }
-  return { from: first + redrawStart, to: first + redrawStart + length };
-}
-
-/** The error of a shell that showed no prompt within `ms`: what to check, and how. */
-function slowStart(name: string, program: string, ms: number, screen: string): SessionStartError {
-  const shell = basename(program);
-  const skip = shell === "zsh" ? `${shell} --no-rcs` : `${shell} --norc`;
-  return new SessionStartError(
-    `Cannot open session ${JSON.stringify(name)}: ${shell} showed no prompt within ${
-      ms / 1000
-    } s, so it was hung up: its start-up files (~/.${shell}rc and what they run) are the likely cause; ` +
-      `time them with "${shell} -ic exit", open the session without them ("${skip}" as its program), ` +
-      `or allow longer with --start-timeout SECONDS or the config key shellStartTimeout; ` +
-      `the screen showed:\n${screen}`,
-    screen,
-  );
-}
-
-/** The client a typed line is attributed to: the session's last writer. */
-function clientOf(session: Session | undefined): { client?: string } {
-  const client = session?.lastClient;
-  return client === undefined ? {} : { client };
 }

@@ -26,6 +26,16 @@ export interface RunningCommand {
   exitCode?: number | null;
 }
 
+/**
+ * A line editor's redraw of the prompt's last line (bash redraws it after
+ * the typed-line check): where the prompt it redrew ended, and where the
+ * redraw's own end mark is, as text-log offsets.
+ */
+export interface Redraw {
+  promptEnd: number;
+  at: number;
+}
+
 /** How many redraws a session remembers (a read that far behind shows the older ones twice). */
 const MAX_REDRAWS = 256;
 
@@ -51,12 +61,8 @@ export class ShellState {
   cwd: string;
   /** Where the last prompt the shell started ended (its 133;B), in the text log. */
   #promptEnd: number | undefined;
-  /**
-   * The line editor's redraws of the prompt's last line (bash redraws it
-   * after the typed-line check): where the prompt it redrew ended, and where
-   * the redraw's own end mark is. The most recent ones only.
-   */
-  readonly redraws: { promptEnd: number; at: number }[] = [];
+  /** The line editor's redraws of the prompt's last line: the most recent ones only. */
+  readonly redraws: Redraw[] = [];
 
   constructor(cwd: string) {
     this.cwd = cwd;
