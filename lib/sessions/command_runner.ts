@@ -15,10 +15,7 @@ import type { ProgramInput } from "./program_input.ts";
 import type { SentLineChecks } from "./sent_lines.ts";
 import type { CommandResult } from "./session_types.ts";
 import type { ShellState } from "./shell_state.ts";
-import { idleFor } from "./waits.ts";
-
-/** How long a fallback exec waits for the screen to settle. */
-export const SETTLE_MS = 400;
+import { idleFor, SETTLE_MS } from "./waits.ts";
 
 /** The parts of a session that exec and input work with. */
 export interface RunnerParts {

@@ -13,14 +13,13 @@ import type { Actor } from "../safety/types.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import type { Terminal } from "../terminal/terminal.ts";
-import { SETTLE_MS } from "./command_runner.ts";
 import { SessionStartError } from "./errors.ts";
 import { checkRecordTarget } from "./recorder.ts";
 import type { SentLineChecks } from "./sent_lines.ts";
 import type { SessionOptions } from "./session_types.ts";
 import { type IntegratedShell, supportsLineChecks } from "./shell_integration.ts";
 import type { TypedLine, TypedLineCheck } from "./typed_lines.ts";
-import { settledFor } from "./waits.ts";
+import { SETTLE_MS, settledFor } from "./waits.ts";
 
 /** How long opening waits for a shell's first prompt by default (`shellStartTimeout`). */
 export const FIRST_PROMPT_MS = 10_000;

@@ -91,6 +91,12 @@ export function idleFor(
   });
 }
 
+/**
+ * How long the screen stays quiet before a program without shell
+ * integration counts as settled: ready after opening, done after exec or input.
+ */
+export const SETTLE_MS = 400;
+
 /** How long a program without shell integration that prints without a pause takes to count as started. */
 export const STEADY_OUTPUT_MS = 2000;
 
