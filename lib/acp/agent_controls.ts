@@ -7,8 +7,9 @@
  *   Claude Agent SDK's options): `settings.permissions.ask` makes every
  *   Bash command and every Write/Edit ask, even those Claude Code would run
  *   unasked (`echo`, reads-only commands, `sleep`). Its modes
- *   `bypassPermissions` and `acceptEdits` skip asking, so a session that
- *   starts in one is set back to `default`.
+ *   `bypassPermissions` and `acceptEdits` skip asking (and `dontAsk` refuses
+ *   instead of asking), so a session that starts in one (the repository's
+ *   `permissions.defaultMode` can choose it) is set back to `default`.
  * - codex-acp offers no "ask for everything": its strictest preset is the
  *   session mode `read-only` (commands run unasked inside Codex's own
  *   read-only sandbox; writing, the network and leaving the sandbox ask), so
@@ -17,7 +18,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
-import { type Fields, fields, withClaudeSettings } from "./claude_settings.ts";
+import { type Fields, fields, userSettingsOnly, withClaudeSettings } from "./claude_settings.ts";
 import type { ConversationEvent } from "./render/types.ts";
 
 /** Claude Code tools that ask before they run under termbridge. */
@@ -32,10 +33,11 @@ export const CLAUDE_ASKED_TOOLS: readonly string[] = [
 /**
  * `meta` (a `session/new` `_meta`, possibly with other `claudeCode.options`)
  * with `settings.permissions.ask` listing {@linkcode CLAUDE_ASKED_TOOLS}
- * besides whatever it listed; nothing else changes.
+ * besides whatever it listed, and with only the user's settings files loaded
+ * (`userSettingsOnly`: a repository's own would widen them); nothing else changes.
  */
 export function askingMeta(meta: Fields = {}): Fields {
-  return withClaudeSettings(meta, (settings) => {
+  return withClaudeSettings(userSettingsOnly(meta), (settings) => {
     const permissions = fields(settings.permissions);
     const ask = Array.isArray(permissions.ask) ? permissions.ask as string[] : [];
     return {
@@ -48,7 +50,9 @@ export function askingMeta(meta: Fields = {}): Fields {
 /** Modes of each agent that skip its permission requests, and the mode to use instead. */
 const MODES: Record<string, { skip: string[]; use: string }> = {
   "@zed-industries/claude-agent-acp": {
-    skip: ["bypassPermissions", "acceptEdits"],
+    // claude-agent-acp takes the starting mode from `permissions.defaultMode` of every settings
+    // file, the repository's too; dontAsk refuses whatever no allow rule names, unasked.
+    skip: ["bypassPermissions", "acceptEdits", "dontAsk"],
     use: "default",
   },
   "codex-acp": { skip: ["auto", "full-access"], use: "read-only" },

@@ -2,6 +2,15 @@
  * Claude Code's settings as claude-agent-acp takes them: from
  * `_meta.claudeCode.options.settings` of `session/new` (the Claude Agent
  * SDK's options, which hand the settings to the Claude Code CLI).
+ *
+ * A repository is untrusted input: Claude Code would load its
+ * `.claude/settings.json` and `.claude/settings.local.json` (hooks of its
+ * own, `disableAllHooks`, allow rules, `env` such as `BASH_ENV` for every
+ * command and hook) and start the servers of its `.mcp.json`, commands no
+ * policy checks. {@linkcode userSettingsOnly} keeps to the user's own
+ * settings (`~/.claude/settings.json`); the price is the project's
+ * CLAUDE.md, skills, commands and agents, which Claude Code loads with the
+ * same source.
  * @module
  */
 
@@ -33,6 +42,26 @@ export function withClaudeSettings(meta: Fields, edit: (settings: Fields) => Fie
     claudeCode: {
       ...claudeCode,
       options: { ...options, settings: edit(fields(options.settings)) },
+    },
+  };
+}
+
+/** The only Claude Code settings source termbridge lets claude-agent-acp load: the user's own. */
+export const CLAUDE_SETTING_SOURCES: readonly string[] = ["user"];
+
+/**
+ * `meta` with `claudeCode.options.settingSources` set to
+ * {@linkcode CLAUDE_SETTING_SOURCES} (claude-agent-acp's default loads the
+ * project's and local settings as well); everything else stays as it was.
+ */
+export function userSettingsOnly(meta: Fields): Fields {
+  const claudeCode = fields(meta.claudeCode);
+  const options = fields(claudeCode.options);
+  return {
+    ...meta,
+    claudeCode: {
+      ...claudeCode,
+      options: { ...options, settingSources: [...CLAUDE_SETTING_SOURCES] },
     },
   };
 }

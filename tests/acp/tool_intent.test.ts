@@ -120,6 +120,7 @@ describe("tool intent", () => {
         options: {
           disallowedTools: ["Bash"],
           settings: { permissions: { ask: ["Read", ...CLAUDE_ASKED_TOOLS], deny: ["WebFetch"] } },
+          settingSources: ["user"],
         },
       },
     });
@@ -141,6 +142,7 @@ describe("tool intent", () => {
       claudeCode: {
         options: {
           disallowedTools: ["Bash"],
+          settingSources: ["user"],
           settings: {
             model: "m",
             permissions: { ask: [...CLAUDE_ASKED_TOOLS] },
@@ -165,11 +167,15 @@ describe("tool intent", () => {
       availableModes: ids.map((id) => ({ id, name: id })),
     });
     const codex = ["read-only", "auto", "full-access"];
-    const claude = ["default", "acceptEdits", "plan", "bypassPermissions"];
+    const claude = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"];
     assert.equal(askingMode("codex-acp", modes("auto", codex)), "read-only");
     assert.equal(askingMode("codex-acp", modes("read-only", codex)), undefined);
     assert.equal(
       askingMode("@zed-industries/claude-agent-acp", modes("bypassPermissions", claude)),
+      "default",
+    );
+    assert.equal(
+      askingMode("@zed-industries/claude-agent-acp", modes("dontAsk", claude)),
       "default",
     );
     assert.equal(askingMode("@zed-industries/claude-agent-acp", modes("plan", claude)), undefined);
