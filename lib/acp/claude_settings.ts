@@ -35,15 +35,16 @@ export function fields(value: unknown): Fields {
  * ```
  */
 export function withClaudeSettings(meta: Fields, edit: (settings: Fields) => Fields): Fields {
+  return withClaudeOptions(
+    meta,
+    (options) => ({ ...options, settings: edit(fields(options.settings)) }),
+  );
+}
+
+/** `meta` with `claudeCode.options` replaced by what `edit` makes of it; the rest as it was. */
+function withClaudeOptions(meta: Fields, edit: (options: Fields) => Fields): Fields {
   const claudeCode = fields(meta.claudeCode);
-  const options = fields(claudeCode.options);
-  return {
-    ...meta,
-    claudeCode: {
-      ...claudeCode,
-      options: { ...options, settings: edit(fields(options.settings)) },
-    },
-  };
+  return { ...meta, claudeCode: { ...claudeCode, options: edit(fields(claudeCode.options)) } };
 }
 
 /** The only Claude Code settings source termbridge lets claude-agent-acp load: the user's own. */
@@ -55,13 +56,8 @@ export const CLAUDE_SETTING_SOURCES: readonly string[] = ["user"];
  * project's and local settings as well); everything else stays as it was.
  */
 export function userSettingsOnly(meta: Fields): Fields {
-  const claudeCode = fields(meta.claudeCode);
-  const options = fields(claudeCode.options);
-  return {
-    ...meta,
-    claudeCode: {
-      ...claudeCode,
-      options: { ...options, settingSources: [...CLAUDE_SETTING_SOURCES] },
-    },
-  };
+  return withClaudeOptions(
+    meta,
+    (options) => ({ ...options, settingSources: [...CLAUDE_SETTING_SOURCES] }),
+  );
 }
