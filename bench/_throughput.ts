@@ -10,6 +10,7 @@ import { Emulator } from "../lib/terminal/emulator.ts";
 import { OutputLog } from "../lib/terminal/output_log.ts";
 import { Terminal, TERMINAL_DEFAULTS } from "../lib/terminal/terminal.ts";
 import { PlainTextStream } from "../lib/terminal/text_stream.ts";
+import { chunkCost } from "./_chunk_cost.ts";
 import { feedAsPty, type FloodFile } from "./_inputs.ts";
 import { fixed, mb, mbDelta, mbPerSecond, progress, ratio, type Row, verdict } from "./_report.ts";
 import { settledRss, watchPeak } from "./_rss.ts";
@@ -20,6 +21,8 @@ const END = "END-OF-FLOOD";
 const END_BYTES = END.length + 2;
 const SIZE = { cols: 120, rows: 40 };
 const TIMEOUT_MS = 120_000;
+/** Chunk sizes of the per-chunk work rows: a read's, and the reader's largest join. */
+const CHUNK_KIB = [64, 1024];
 const encoder = new TextEncoder();
 
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -150,10 +153,13 @@ async function measure(file: FloodFile, section: string) {
   progress(`${section}: pure emulator, then logs without a PTY`);
   const parseMs = parseOnly(file);
   const logsMs = logsOnly(file);
+  progress(`${section}: a Terminal's work per chunk, by chunk size`);
+  const chunks = CHUNK_KIB.map((kib) => ({ kib, ...chunkCost(file, kib * 1024, SIZE) }));
   const rate = (ms: number) => mbPerSecond(file.bytes, ms);
   return {
     ours,
     raw,
+    chunks,
     rates: {
       ours: rate(ours.ms),
       raw: rate(raw.ms),
@@ -175,7 +181,7 @@ export async function throughputSection(file: FloodFile): Promise<Row[]> {
     baseline,
     verdict: verdictText,
   });
-  const { ours, raw, rates } = await measure(file, section);
+  const { ours, raw, chunks, rates } = await measure(file, section);
   const expected = wireBytes(file) + END_BYTES;
   const exact = ours.received === expected;
   const tmuxGoal = file.kind === "plain" ? 1 : 1.5;
@@ -216,6 +222,14 @@ export async function throughputSection(file: FloodFile): Promise<Row[]> {
       fixed(rates.logs),
       "-",
       "diagnosis: per-chunk work besides parsing",
+    ),
+    ...chunks.map(({ kib, msPerMb, skipped }) =>
+      row(
+        `a Terminal's work per chunk, ${kib} KiB chunks, no PTY`,
+        `${fixed(msPerMb)} ms/MB`,
+        "-",
+        `CPU; ${Math.round(skipped * 100)}% of the bytes skipped by the emulator`,
+      )
     ),
     row(
       "ours bytes received",

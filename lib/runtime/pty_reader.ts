@@ -9,7 +9,7 @@
  * polls the masters and reads them into a 1 MiB ring in a SharedArrayBuffer,
  * 256 KiB per master and round so that a flood cannot starve the others;
  * the JavaScript thread takes records out in order, copies them (joined per
- * terminal, up to 128 KiB) and hands them on. A full ring stops the worker,
+ * terminal, up to 1 MiB) and hands them on. A full ring stops the worker,
  * which stops the writer: a slow consumer still slows the program instead of
  * growing a queue. Writes stay on the JavaScript thread; the worker only
  * says when a master can take queued input.
@@ -41,8 +41,12 @@ export interface ReaderStart {
   boot?: { poll: PollAsync; startAfterBytes: number };
 }
 
-/** Bytes handed on at most at once (consecutive records of one terminal joined). */
-const GATHER = 128 * 1024;
+/**
+ * Bytes handed on at most at once (consecutive records of one terminal
+ * joined): a consumer that is behind gets larger chunks, which the emulator
+ * parses faster (it skips the lines of a chunk that scroll out unseen).
+ */
+const GATHER = 1024 * 1024;
 /** Bytes taken out of the ring per event-loop turn before other I/O gets a turn. */
 const TURN = 512 * 1024;
 

@@ -7,6 +7,7 @@
 import xterm from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
+import { linesToSkip } from "./flood_skip.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
 
 /** Size and history of an emulator. */
@@ -157,51 +158,7 @@ const TO_ALTERNATE_SCREEN = "\x1b[?1049h\x1b[H";
 
 /** Chunks shorter than this are parsed whole (an echo, a prompt): the scan would not pay. */
 const MIN_SKIP_CHUNK = 4096;
-const CRLF = Uint8Array.of(0x0d, 0x0a);
-/**
- * Bytes `plainLinesToSkip` looks at before judging from their line density
- * whether the whole chunk can hold enough lines to skip some. Scanning every
- * byte of a 64 KiB chunk of long lines cost 5-11 ms of CPU per MB (Bun, Deno):
- * a fifth of a plain flood's, for nothing.
- */
-const PROBE = 4096;
-
-/**
- * Where to start parsing `bytes` so that only lines nobody could see are
- * skipped, or 0 to parse it all. The chunk's plain start (printable ASCII,
- * every LF right after a CR) is looked at: when more than `keep` (the
- * screen's rows plus its scrollback) of its lines follow a CR LF, the lines
- * before the last `keep` of them would scroll out of the scrollback before
- * the chunk ends. Starting after them, with a CR LF parsed first, leaves the
- * same screen, scrollback, cursor and attributes: each kept line starts in
- * column 0 of a new line either way, and the skipped bytes change no mode.
- * When the line density of the first {@linkcode PROBE} bytes says the chunk
- * cannot hold that many lines, it answers 0 there: skipping is only ever a
- * saving, never needed for a right screen.
- */
-export function plainLinesToSkip(bytes: Uint8Array, keep: number): number {
-  let lines = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    if (i === PROBE && lines * bytes.length < (keep + 2) * PROBE) {
-      // At this line density the chunk holds too few lines to skip any: a flood of long lines
-      // (the usual kind) stops here instead of paying the scan for nothing.
-      return 0;
-    }
-    const byte = bytes[i];
-    if (byte === 0x0a) {
-      if (i === 0 || bytes[i - 1] !== 0x0d) break;
-      lines++;
-    } else if (byte !== 0x0d && (byte < 0x20 || byte > 0x7e)) {
-      break;
-    }
-  }
-  // Keep `keep` whole lines after the cut, and one more.
-  const skipped = lines - keep - 1;
-  if (skipped <= 0) return 0;
-  for (let i = 0, seen = 0;; i++) {
-    if (bytes[i] === 0x0a && ++seen === skipped) return i + 1;
-  }
-}
+const LF = 0x0a;
 
 /** One emulated screen with its scrollback. */
 export class Emulator {
@@ -233,30 +190,49 @@ export class Emulator {
 
   /**
    * Parses output bytes now (UTF-8 split across calls is handled by xterm).
-   * A chunk that starts with more plain lines than the screen and scrollback
-   * hold skips the ones that would scroll out of both before the chunk ends
-   * (see {@linkcode plainLinesToSkip}): nobody could see them.
+   * A chunk that starts with more lines of text than the screen and
+   * scrollback hold skips the ones that would scroll out of both before the
+   * chunk ends (see {@linkcode linesToSkip}): nobody could see them.
    */
   write(bytes: Uint8Array | string): void {
-    if (typeof bytes !== "string" && bytes.length >= MIN_SKIP_CHUNK && this.#canSkip()) {
-      const from = plainLinesToSkip(bytes, this.#term.rows + this.#scrollback);
-      if (from > 0) {
-        this.#core.writeSync(CRLF); // What the last skipped line ended with.
-        bytes = bytes.subarray(from);
-        this.#skipped += from;
+    if (typeof bytes !== "string" && bytes.length >= MIN_SKIP_CHUNK) {
+      if (!this.#canSkip()) {
+        // The last chunk ended inside a sequence or a character (reads end anywhere): its line
+        // ends here first, and the skip may start after it.
+        const end = bytes.indexOf(LF) + 1;
+        if (end === 0 || end > MIN_SKIP_CHUNK) {
+          this.#parse(bytes);
+          return;
+        }
+        this.#parse(bytes.subarray(0, end));
+        bytes = bytes.subarray(end);
+        if (!this.#canSkip()) {
+          this.#parse(bytes);
+          return;
+        }
+      }
+      const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
+      if (skip.from > 0) {
+        this.#core.writeSync(skip.prelude);
+        bytes = bytes.subarray(skip.from);
+        this.#skipped += skip.from;
       }
     }
+    this.#parse(bytes);
+  }
+
+  #parse(bytes: Uint8Array | string): void {
     this.#core.writeSync(bytes);
     if (bytes.length > 0) this.#lastByte = typeof bytes === "string" ? 0 : bytes[bytes.length - 1];
   }
 
-  /** Bytes of plain lines not parsed because they would have scrolled out unseen. */
+  /** Bytes of lines not parsed because they would have scrolled out unseen. */
   get skippedBytes(): number {
     return this.#skipped;
   }
 
   /**
-   * Whether skipping plain lines leaves the same screen: the parser is in its
+   * Whether skipping lines leaves the same screen: the parser is in its
    * ground state with no UTF-8 character begun, the normal screen scrolls as
    * a whole (no scroll region) and characters replace (no insert mode).
    */

@@ -1,12 +1,17 @@
 import assert from "node:assert/strict";
-import { Emulator, plainLinesToSkip } from "../../lib/terminal/emulator.ts";
+import { Emulator } from "../../lib/terminal/emulator.ts";
+import { linesToSkip } from "../../lib/terminal/flood_skip.ts";
 import { describe, it } from "../harness.ts";
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text);
 
-describe("emulator: plain lines that scroll out of the scrollback are skipped", () => {
-  it("plainLinesToSkip: where parsing may start, table-driven", () => {
+const decoder = new TextDecoder();
+/** Where parsing may start. */
+const skipFrom = (chunk: Uint8Array, keep: number) => linesToSkip(chunk, keep).from;
+
+describe("emulator: lines that scroll out of the scrollback are skipped", () => {
+  it("linesToSkip: where parsing may start, table-driven", () => {
     const lines = (n: number, text = "y") => `${text}\r\n`.repeat(n);
     const cases: { name: string; chunk: string; keep: number; expected: number }[] = [
       { name: "fewer lines than kept", chunk: lines(10), keep: 10, expected: 0 },
@@ -19,13 +24,28 @@ describe("emulator: plain lines that scroll out of the scrollback are skipped", 
         expected: 0,
       },
       {
-        name: "an escape ends the plain start",
+        name: "an SGR is carried over",
         chunk: "\x1b[31m" + lines(100),
+        keep: 10,
+        expected: 5 + 3 * 89,
+      },
+      { name: "a reset too", chunk: "\x1b[m" + lines(100), keep: 10, expected: 3 + 3 * 89 },
+      { name: "UTF-8 is text", chunk: "é\r\n" + lines(100), keep: 10, expected: 4 + 3 * 89 },
+      { name: "a tab is text", chunk: "\t" + lines(100), keep: 10, expected: 1 + 3 * 89 },
+      { name: "a C1 control ends it", chunk: "\u009b" + lines(100), keep: 10, expected: 0 },
+      { name: "a lone continuation byte", chunk: "\x80" + lines(100), keep: 10, expected: 0 },
+      { name: "cursor movement ends it", chunk: "\x1b[2J" + lines(100), keep: 10, expected: 0 },
+      {
+        name: "a private CSI ending in m",
+        chunk: "\x1b[>4;2m" + lines(100),
         keep: 10,
         expected: 0,
       },
-      { name: "UTF-8 ends the plain start", chunk: "é\r\n" + lines(100), keep: 10, expected: 0 },
-      { name: "a tab ends the plain start", chunk: "\t" + lines(100), keep: 10, expected: 0 },
+      { name: "a colon sub-parameter", chunk: "\x1b[4:3m" + lines(100), keep: 10, expected: 0 },
+      { name: "underline colour 58", chunk: "\x1b[58;5;1m" + lines(100), keep: 10, expected: 0 },
+      { name: "underline colour off 59", chunk: "\x1b[1;59m" + lines(100), keep: 10, expected: 0 },
+      { name: "58 as a colour index", chunk: "\x1b[38;5;58m" + lines(100), keep: 10, expected: 0 },
+      { name: "a BEL ends it", chunk: "\x07" + lines(100), keep: 10, expected: 0 },
       {
         name: "only the plain start counts",
         chunk: lines(20) + "\x1b[2J" + lines(100),
@@ -35,23 +55,37 @@ describe("emulator: plain lines that scroll out of the scrollback are skipped", 
       { name: "a partial last line", chunk: lines(20) + "yy", keep: 10, expected: 3 * 9 },
     ];
     for (const { name, chunk, keep, expected } of cases) {
-      assert.equal(plainLinesToSkip(bytes(chunk), keep), expected, name);
+      assert.equal(skipFrom(bytes(chunk), keep), expected, name);
     }
   });
 
-  it("plainLinesToSkip judges a large chunk by its first 4 KiB's line density", () => {
+  it("linesToSkip: the prelude carries the attributes from the last reset, and a CR LF", () => {
+    const lines = (n: number, line: string) => `${line}\r\n`.repeat(n);
+    const prelude = (chunk: string) => decoder.decode(linesToSkip(bytes(chunk), 10).prelude);
+    assert.equal(prelude(lines(100, "y")), "\r\n");
+    assert.equal(
+      prelude("\x1b[1m" + lines(100, "y\x1b[31mr")),
+      "\x1b[1m" + "\x1b[31m".repeat(89) + "\r\n",
+    );
+    assert.equal(prelude(lines(100, "\x1b[0my\x1b[44mb")), "\x1b[0m\x1b[44m\r\n");
+    assert.equal(prelude(lines(100, "\x1b[;1my\x1b[m")), "\x1b[m\r\n");
+    assert.equal(prelude(lines(100, "\x1b[0;1my\x1b[4m")), "\x1b[0;1m\x1b[4m\r\n");
+    assert.equal(prelude(lines(100, "\x1b[00m\x1b[7m")), "\x1b[00m\x1b[7m\r\n");
+  });
+
+  it("linesToSkip judges a large chunk by its first 4 KiB's line density", () => {
     const chunk = (...parts: [string, number][]) =>
       bytes(parts.map(([line, n]) => `${line}\r\n`.repeat(n)).join(""));
     const long = "x".repeat(99);
     // 64 KiB of 99-character lines: about 650 lines, fewer than 1040 kept: nothing to skip.
-    assert.equal(plainLinesToSkip(chunk([long, 650]), 1040), 0);
+    assert.equal(skipFrom(chunk([long, 650]), 1040), 0);
     // 64 KiB of `yes`: all but the last 1041 lines go.
-    assert.equal(plainLinesToSkip(chunk(["y", 21000]), 1040), 3 * (21000 - 1041));
+    assert.equal(skipFrom(chunk(["y", 21000]), 1040), 3 * (21000 - 1041));
     // Dense enough at the start: the whole plain start still counts.
-    assert.equal(plainLinesToSkip(chunk(["y", 2000], [long, 200]), 1040), 3 * (2000 + 200 - 1041));
+    assert.equal(skipFrom(chunk(["y", 2000], [long, 200]), 1040), 3 * (2000 + 200 - 1041));
     // Long lines first, short ones after: judged too sparse, parsed whole (a saving missed, the
     // screen the same, as the test below checks for random floods).
-    assert.equal(plainLinesToSkip(chunk([long, 50], ["y", 20000]), 1040), 0);
+    assert.equal(skipFrom(chunk([long, 50], ["y", 20000]), 1040), 0);
   });
 
   it("a chunk of plain lines after any state leaves what parsing it whole leaves", () => {
@@ -87,6 +121,20 @@ describe("emulator: plain lines that scroll out of the scrollback are skipped", 
   });
 
   it("an emulator fed floods in large chunks shows what one fed in small pieces shows", () => {
+    // Attributes carried from line to line: resets, backgrounds that fill new rows, underline
+    // (an extended attribute), 256 and RGB colours, and the kinds that end the skippable start.
+    const colours = [
+      "\x1b[0m",
+      "\x1b[m",
+      "\x1b[41m",
+      "\x1b[1;4m",
+      "\x1b[;7m",
+      "\x1b[48;5;22m",
+      "\x1b[38;2;1;2;3m",
+      "\x1b[0;44m",
+      "\x1b[24m",
+    ];
+    const enders = ["\x1b[58;5;3m", "\x1b[59m", "\x1b[4:3m", "\u009b32m", "\x1b[>4;1m"];
     // Small pieces (under the 4 KiB the skip needs) are parsed whole: the reference.
     const size = { cols: 40, rows: 8, scrollback: 20 };
     const fast = new Emulator(size);
@@ -96,12 +144,19 @@ describe("emulator: plain lines that scroll out of the scrollback are skipped", 
       const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
       const pieces: string[] = [];
       for (let block = 0; block < 60; block++) {
-        const kind = random(9);
+        const kind = random(12);
         const count = 50 + random(400);
         for (let i = 0; i < count; i++) {
           const line = `${block}:${i}:${"abcdefghij".repeat(random(12))}`; // Some wrap.
           if (kind === 0) pieces.push(`\x1b[3${random(8)}m${line}\x1b[0m\r\n`);
-          else if (kind === 1) pieces.push(`${line}\n`); // Raw mode: a staircase.
+          else if (kind === 9) pieces.push(`${colours[random(colours.length)]}${line}\r\n`);
+          else if (kind === 10) pieces.push(`\t${line}\t界${colours[random(colours.length)]}x\r\n`);
+          else if (kind === 11) {
+            const colour = random(30) === 0
+              ? enders[random(enders.length)]
+              : colours[random(colours.length)];
+            pieces.push(`${colour}${line}\r\n`);
+          } else if (kind === 1) pieces.push(`${line}\n`); // Raw mode: a staircase.
           else if (kind === 2) pieces.push(`é ${line}\r\n`);
           else pieces.push(`${line}\r\n`);
         }
@@ -123,9 +178,17 @@ describe("emulator: plain lines that scroll out of the scrollback are skipped", 
         assert.deepEqual(fast.lines("all"), reference.lines("all"), `after byte ${at}`);
         assert.deepEqual(fast.cursor, reference.cursor, `cursor after byte ${at}`);
         assert.equal(fast.ansiScreen(), reference.ansiScreen(), `colours after byte ${at}`);
+        assert.equal(
+          fast.serialize(1000),
+          reference.serialize(1000),
+          `scrollback after byte ${at}`,
+        );
         assert.equal(fast.altScreen, reference.altScreen);
         assert.equal(fast.title, reference.title);
       }
+      // The attributes in force at the end: a cleared line takes the background, text the rest.
+      for (const emulator of [fast, reference]) emulator.write(bytes("\x1b[2Kend"));
+      assert.equal(fast.serialize(1000), reference.serialize(1000), "the attributes in force");
       assert.ok(fast.skippedBytes > stream.length / 40, `skipped ${fast.skippedBytes} bytes`);
       assert.equal(reference.skippedBytes, 0);
     } finally {
