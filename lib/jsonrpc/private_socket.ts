@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runtime } from "../runtime/mod.ts";
+import { runtime, type ServedConnection } from "../runtime/mod.ts";
 
 /** A listening private socket. */
 export interface PrivateSocket {
@@ -41,9 +41,7 @@ export async function listenPrivate(
   options: PrivateSocketOptions,
   serve: (socket: Socket) => void,
 ): Promise<PrivateSocket> {
-  const dir = options.dir ??
-    mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), options.prefix)); // 0700
-  const path = join(dir, options.name);
+  const { dir, path } = privatePath(options);
   const sockets = new Set<Socket>();
   const server = createServer({ allowHalfOpen: options.allowHalfOpen ?? false }, (socket) => {
     sockets.add(socket);
@@ -67,4 +65,37 @@ export async function listenPrivate(
       rmSync(options.dir === undefined ? dir : path, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * As {@linkcode listenPrivate}, with the runtime's own socket server
+ * (lib/runtime `listenUnix`): connections are half-open and start paused.
+ */
+export async function listenPrivateConnections(
+  options: Omit<PrivateSocketOptions, "allowHalfOpen">,
+  serve: (connection: ServedConnection) => void,
+): Promise<PrivateSocket> {
+  const { dir, path } = privatePath(options);
+  const connections = new Set<ServedConnection>();
+  const listener = await runtime.listenUnix(path, (connection) => {
+    connections.add(connection);
+    connection.on("close", () => connections.delete(connection));
+    serve(connection);
+  });
+  chmodSync(path, 0o600);
+  return {
+    path,
+    close: () => {
+      listener.close();
+      for (const connection of connections) connection.destroy();
+      rmSync(options.dir === undefined ? dir : path, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The socket's directory (made when not given: 0700) and path. */
+function privatePath(options: PrivateSocketOptions): { dir: string; path: string } {
+  const dir = options.dir ??
+    mkdtempSync(join(runtime.env().XDG_RUNTIME_DIR || tmpdir(), options.prefix)); // 0700
+  return { dir, path: join(dir, options.name) };
 }

@@ -6,6 +6,7 @@
 
 import process from "node:process";
 import { connectUnix } from "./bun_unix.ts";
+import { listenUnix } from "./bun_listen.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./bun_http.ts";
 import { loadLibc } from "./bun_libc.ts";
@@ -171,5 +172,6 @@ export const bunRuntime: Runtime = {
   },
   selfCommand: () => Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main],
   connectUnix,
+  listenUnix,
   serveHttp,
 };

@@ -6,6 +6,7 @@
 import { connectUnix } from "./node_unix.ts";
 import { closeOnExec, libc } from "./deno_libc.ts";
 import { denoReader } from "./deno_pty_reader.ts";
+import { listenUnix } from "./deno_listen.ts";
 import { BrokenPipeError } from "./errors.ts";
 import { serveHttp } from "./deno_http.ts";
 import { orderedWriter } from "./ordered_writer.ts";
@@ -144,5 +145,6 @@ export const denoRuntime: Runtime = {
   embeddedFile: () => Promise.resolve(null),
   selfCommand: () => [Deno.execPath(), "run", "--allow-all", new URL(Deno.mainModule).pathname],
   connectUnix,
+  listenUnix,
   serveHttp,
 };

@@ -178,6 +178,13 @@ export interface Runtime {
    */
   connectUnix(path: string, events: UnixEvents): Promise<UnixConnection>;
   /**
+   * Listens on a Unix stream socket at `path` (nothing may be there) with the
+   * runtime's own server (Bun.listen, Deno.listen): lighter per connection
+   * than node:net. Each accepted connection goes to `accept`, paused.
+   * @throws {Error} with `code` EADDRINUSE when something is at `path`
+   */
+  listenUnix(path: string, accept: (connection: ServedConnection) => void): Promise<UnixListener>;
+  /**
    * Serves HTTP and WebSocket connections (Deno.serve, Bun.serve).
    * @throws {Error} when the address cannot be bound (in use, not local)
    */
@@ -198,6 +205,48 @@ export interface UnixConnection {
   write(data: string | Uint8Array): void;
   /** Closes the connection once what was queued is written. */
   end(): void;
+}
+
+/** A Unix socket server listening. */
+export interface UnixListener {
+  /** Stops accepting connections (those accepted stay open); the socket file may be removed. */
+  close(): void;
+}
+
+/**
+ * A connection a Unix socket server accepted: bytes both ways, half-open
+ * (after the peer ends its side, what is written still goes out).
+ */
+export interface ServedConnection {
+  /**
+   * `data`: bytes read (a copy the listener may keep), only while not paused
+   * (resumed with no `data` listener, they are dropped);
+   * `end`: the peer ended its side (after its last `data`); `drain`: written
+   * bytes were handed to the kernel (`unsentBytes` went down); `close`: the
+   * connection is gone (both sides ended, an error, `destroy`), once.
+   */
+  on(event: "data", listener: (chunk: Uint8Array) => void): void;
+  on(event: "end" | "drain" | "close", listener: () => void): void;
+  off(event: "data", listener: (chunk: Uint8Array) => void): void;
+  off(event: "end" | "drain" | "close", listener: () => void): void;
+  /** Queues bytes to write, in order; dropped once the connection closed or ended. */
+  write(data: string | Uint8Array): void;
+  /** Bytes written and not yet handed to the kernel. */
+  readonly unsentBytes: number;
+  /** Resolves once every byte written so far was handed to the kernel, or the connection closed. */
+  flushed(): Promise<void>;
+  /** Whether the connection closed: nothing more is read or written. */
+  readonly closed: boolean;
+  /** Whether `end` was called or the connection closed: nothing more may be written. */
+  readonly ended: boolean;
+  /** Stops reading from the socket (a new connection starts paused). */
+  pause(): void;
+  /** Reads again; what was read while paused is passed on first. */
+  resume(): void;
+  /** Ends this side once what was written is sent; the connection closes when the peer ends too. */
+  end(): void;
+  /** Closes the connection now; what was not handed to the kernel is dropped. */
+  destroy(): void;
 }
 
 /** A WebSocket connection the HTTP server accepted. */

@@ -12,12 +12,11 @@
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { quoteWord } from "../console/tokenize.ts";
-import { runtime } from "../runtime/mod.ts";
+import { runtime, type ServedConnection, type UnixListener } from "../runtime/mod.ts";
 import type { TerminalEvent, TerminalService } from "../service/terminal_service.ts";
 import type { Terminal } from "../terminal/terminal.ts";
 import { RpcClient } from "./client.ts";
@@ -28,20 +27,19 @@ import { SERVER_METHODS } from "./wire.ts";
 
 /** Mirrors a run's terminals into the session server at `serverSocket`. */
 export class AcpMirror {
-  readonly #server: Server;
+  readonly #server: UnixListener;
   readonly #dir: string;
   readonly #rpc: RpcClient;
   readonly #terminals = new Map<string, Terminal>();
-  readonly #relays = new Map<string, Socket>();
+  readonly #relays = new Map<string, ServedConnection>();
   /** Each mirrored terminal's session, once opened (or failed). */
   readonly #opened = new Map<string, Promise<string | null>>();
   readonly #prefix = `acp-${process.pid}`;
 
-  private constructor(server: Server, dir: string, rpc: RpcClient) {
+  private constructor(server: UnixListener, dir: string, rpc: RpcClient) {
     this.#server = server;
     this.#dir = dir;
     this.#rpc = rpc;
-    server.on("connection", (socket) => void this.#relay(socket));
   }
 
   /**
@@ -53,12 +51,11 @@ export class AcpMirror {
       await connectTo(serverSocket, "rpc", { client: `acp pid ${process.pid}` }),
     );
     const dir = mkdtempSync(join(tmpdir(), "termbridge-acp-relay-"));
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(join(dir, "relay.sock"), () => resolve());
-    });
+    // Nobody connects before the first relay is started; one that did would have nobody to serve it.
+    let relay = (socket: ServedConnection) => socket.destroy();
+    const server = await runtime.listenUnix(join(dir, "relay.sock"), (socket) => relay(socket));
     const mirror = new AcpMirror(server, dir, rpc);
+    relay = (socket) => void mirror.#relay(socket);
     service.onEvent((event) => mirror.#onEvent(event));
     return mirror;
   }
@@ -128,8 +125,7 @@ export class AcpMirror {
    * output (out) and keys (in), `size ID` for the relay's sizes, one
    * `COLS ROWS` line each time its terminal is resized.
    */
-  async #relay(socket: Socket): Promise<void> {
-    socket.on("error", () => {}); // The relay died; "close" follows.
+  async #relay(socket: ServedConnection): Promise<void> {
     let opened;
     try {
       opened = await readFirstLine(socket);
@@ -152,7 +148,7 @@ export class AcpMirror {
     const log = terminal.rawLog;
     let offset = 0;
     const pump = () => {
-      if (terminal.disposed || socket.destroyed) return;
+      if (terminal.disposed || socket.ended) return;
       const from = Math.max(offset, log.totalBytes - log.byteLength);
       const bytes = log.since(from);
       offset = log.totalBytes;
@@ -162,7 +158,7 @@ export class AcpMirror {
     const stop = terminal.onChange(pump);
     socket.on("close", stop);
     socket.on("data", (chunk: Uint8Array) => {
-      if (!terminal.disposed && terminal.exitStatus === null) terminal.write(new Uint8Array(chunk));
+      if (!terminal.disposed && terminal.exitStatus === null) terminal.write(chunk);
     });
     socket.resume(); // readFirstLine left it paused.
     if (opened.rest.length > 0 && terminal.exitStatus === null) terminal.write(opened.rest);
@@ -171,7 +167,7 @@ export class AcpMirror {
 }
 
 /** Resizes `terminal` to each `COLS ROWS` line the relay sends; a bad line is skipped. */
-function followSizes(socket: Socket, rest: Uint8Array, terminal: Terminal): void {
+function followSizes(socket: ServedConnection, rest: Uint8Array, terminal: Terminal): void {
   let pending = "";
   const take = (chunk: Uint8Array) => {
     pending += new TextDecoder().decode(chunk);
@@ -189,7 +185,7 @@ function followSizes(socket: Socket, rest: Uint8Array, terminal: Terminal): void
       }
     }
   };
-  socket.on("data", (chunk: Uint8Array) => take(new Uint8Array(chunk)));
+  socket.on("data", take);
   socket.resume(); // readFirstLine left it paused.
   if (rest.length > 0) take(rest);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Socket } from "node:net";
+import type { ServedConnection } from "../runtime/mod.ts";
 import { type AttachIo, attachSession, DETACH_BYTE } from "../repl/attach.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import { latin1ToBytes, lineSplitter } from "./wire.ts";
@@ -27,7 +27,7 @@ export interface AttachRequest {
  * leaves, the program ends or `signal` aborts; answers the hello first.
  */
 export async function serveAttach(
-  socket: Socket,
+  socket: ServedConnection,
   request: AttachRequest & { rest: Uint8Array; sessions: SessionManager; signal: AbortSignal },
 ): Promise<void> {
   let session;
@@ -80,7 +80,6 @@ export async function serveAttach(
   const leave = () => left.abort();
   request.signal.addEventListener("abort", leave, { once: true });
   socket.on("close", leave);
-  socket.on("error", leave);
   const io: AttachIo = {
     input: {
       on: (_event, listener) => listeners.add(listener),
@@ -88,11 +87,10 @@ export async function serveAttach(
       resume: () => {},
       pause: () => {},
     },
-    write: (data) =>
-      new Promise<void>((resolve) => {
-        if (socket.destroyed) return resolve();
-        socket.write(data, () => resolve());
-      }),
+    write: (data) => {
+      socket.write(data);
+      return socket.flushed();
+    },
     setRawMode: () => {}, // The client's own terminal is raw already.
     consoleSize: () => readOnly ? null : size,
     onResize(handler) {
@@ -112,5 +110,6 @@ export async function serveAttach(
   } finally {
     request.signal.removeEventListener("abort", leave);
   }
-  if (!socket.destroyed) socket.end(`${why}\r\n`);
+  socket.write(`${why}\r\n`);
+  socket.end();
 }

@@ -6,12 +6,12 @@
  * @module
  */
 
-import type { Socket } from "node:net";
 import { elicitationApprover } from "../mcp/elicit_approver.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { lastResortApprover, setClientApprover } from "../safety/client.ts";
 import { SessionTools } from "../mcp/session_tools.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
+import type { ServedConnection } from "../runtime/mod.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import { socketReadable, writeBounded, writeJsonLine } from "./socket_streams.ts";
 
@@ -24,7 +24,7 @@ export interface McpRequest {
 
 /** Serves MCP on `socket` until the client leaves or `signal` aborts; the sessions stay. */
 export async function serveMcp(
-  socket: Socket,
+  socket: ServedConnection,
   request: McpRequest & { rest: Uint8Array; sessions: SessionManager; signal: AbortSignal },
 ): Promise<void> {
   // No idle reaper and no closeAll: the sessions belong to the server, not to this client.
@@ -55,6 +55,6 @@ export async function serveMcp(
     await closed;
   } finally {
     request.signal.removeEventListener("abort", stop);
-    if (!socket.destroyed) socket.end();
+    socket.end();
   }
 }

@@ -13,7 +13,7 @@ import { UsageError } from "../cli/usage.ts";
 import { runtime } from "../runtime/mod.ts";
 import type { StepResult } from "../console/mod.ts";
 import { runMain, type RunnerFactory } from "../script/script_mode.ts";
-import { reachServer } from "./autostart.ts";
+import { reachServer, reachServerQuickly } from "./autostart.ts";
 import { relayStdio, RpcClient } from "./client.ts";
 import { SERVER_METHODS } from "./wire.ts";
 import { socketPath } from "./paths.ts";
@@ -80,8 +80,13 @@ export async function runServerMain(args: string[]): Promise<number> {
   const { socket: chosen, rest } = splitSocketOptions(args);
   const env = runtime.env();
   const runner: RunnerFactory = async (timeouts) => {
+    // The runtime's own socket client, as the subcommands use: lighter per request than node:net.
     const rpc = new RpcClient(
-      await reachServer({ hello: "termbridge", kind: "rpc", client: `run pid ${process.pid}` }, {
+      await reachServerQuickly({
+        hello: "termbridge",
+        kind: "rpc",
+        client: `run pid ${process.pid}`,
+      }, {
         path: socketPath(chosen, env),
         env,
         start: true,

@@ -8,7 +8,6 @@
  */
 
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
 import process from "node:process";
 import { parseModeArgs } from "../cli/args.ts";
 import {
@@ -22,7 +21,12 @@ import {
   startSafety,
 } from "../cli/safety_options.ts";
 import { VERSION } from "../cli/usage.ts";
-import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
+import {
+  runtime,
+  type ServedConnection,
+  type ShutdownSignal,
+  type UnixListener,
+} from "../runtime/mod.ts";
 import { SessionManager } from "../sessions/manager.ts";
 import { serveAttach } from "./attach_host.ts";
 import { serveMcp } from "./mcp_host.ts";
@@ -121,11 +125,10 @@ export async function serverMain(args: string[]): Promise<number> {
   );
   // An "ask" the asking client cannot answer goes to the dashboard's page, if one is open.
   setLastResortApprover((request, signal) => web.ask(request, signal));
-  const clients = new Set<Socket>();
-  const onClient = (socket: Socket) => {
+  const clients = new Set<ServedConnection>();
+  const onClient = (socket: ServedConnection) => {
     clients.add(socket);
     socket.on("close", () => clients.delete(socket));
-    socket.on("error", () => {}); // A client gone mid-write; "close" follows.
     void serveClient(socket, { sessions, path, stop, web, signal: stopping.signal }).catch((
       error,
     ) => log(`a client failed: ${(error as Error).stack ?? error}`));
@@ -199,23 +202,17 @@ function socketIdentity(path: string): string | undefined {
   }
 }
 
-/** A server listening on `path` (0600), handing each connection to `onClient`. */
-async function listenOn(path: string, onClient: (socket: Socket) => void): Promise<Server> {
-  // Half-open: a client that has said all it will say (end of its input) still gets its answers.
-  const server = createServer({ allowHalfOpen: true }, onClient);
-  await listen(server, path);
+/**
+ * A server listening on `path` (0600), handing each connection to `onClient`.
+ * Half-open: a client that has said all it will say (end of its input) still gets its answers.
+ */
+async function listenOn(
+  path: string,
+  onClient: (socket: ServedConnection) => void,
+): Promise<UnixListener> {
+  const server = await runtime.listenUnix(path, onClient);
   chmodSync(path, 0o600);
   return server;
-}
-
-function listen(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
 }
 
 function removeSocket(path: string): void {
@@ -240,7 +237,7 @@ interface ClientContext {
 }
 
 /** Reads a client's hello and serves the connection it asks for. */
-async function serveClient(socket: Socket, context: ClientContext): Promise<void> {
+async function serveClient(socket: ServedConnection, context: ClientContext): Promise<void> {
   let opened;
   try {
     opened = await readFirstLine(socket);
@@ -272,7 +269,7 @@ function clientLabel(hello: Hello): string {
 
 /** Serves the connection a hello asked for. */
 async function serveHello(
-  socket: Socket,
+  socket: ServedConnection,
   hello: Hello,
   rest: Uint8Array,
   client: string,

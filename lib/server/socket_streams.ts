@@ -1,12 +1,13 @@
 /**
- * A `node:net` socket as the pieces the hosts need: its first line (the
- * hello), then Web streams of bytes, or of JSON-RPC messages.
+ * A served socket connection (the runtime's, lib/runtime) as the pieces the
+ * hosts need: its first line (the hello), then Web streams of bytes, or of
+ * JSON-RPC messages.
  * @module
  */
 
-import type { Socket } from "node:net";
 import { setImmediate } from "node:timers";
 import { type MessageStream, ndJsonMessages } from "../jsonrpc/ndjson.ts";
+import type { ServedConnection } from "../runtime/mod.ts";
 
 /** The hello line and the bytes that came after it in the same reads. */
 export interface Opened {
@@ -35,10 +36,14 @@ export const MAX_UNSENT_BYTES = 1024 * 1024;
 export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 /**
- * Reads the socket up to its first newline, within {@linkcode HELLO_TIMEOUT_MS}.
+ * Reads the socket up to its first newline, within {@linkcode HELLO_TIMEOUT_MS};
+ * leaves it paused after.
  * @throws {Error} when the socket ends, sends too much before one or is too slow
  */
-export function readFirstLine(socket: Socket, timeoutMs = HELLO_TIMEOUT_MS): Promise<Opened> {
+export function readFirstLine(
+  socket: ServedConnection,
+  timeoutMs = HELLO_TIMEOUT_MS,
+): Promise<Opened> {
   return new Promise((resolve, reject) => {
     let buffered = new Uint8Array(0);
     const timer = setTimeout(
@@ -65,17 +70,19 @@ export function readFirstLine(socket: Socket, timeoutMs = HELLO_TIMEOUT_MS): Pro
     const onEnd = () => fail(new Error("the client left before saying hello"));
     const fail = (error: Error) => {
       cleanup();
+      socket.pause();
       reject(error);
     };
     const cleanup = () => {
       clearTimeout(timer);
       socket.off("data", onData);
       socket.off("end", onEnd);
-      socket.off("error", fail);
+      socket.off("close", onEnd);
     };
     socket.on("data", onData);
     socket.on("end", onEnd);
-    socket.on("error", fail);
+    socket.on("close", onEnd);
+    socket.resume();
   });
 }
 
@@ -85,7 +92,10 @@ export function readFirstLine(socket: Socket, timeoutMs = HELLO_TIMEOUT_MS): Pro
  * {@linkcode MAX_UNSENT_BYTES} of what was written to it is unsent: a client
  * that does not read its answers stops being read.
  */
-export function socketReadable(socket: Socket, rest: Uint8Array): ReadableStream<Uint8Array> {
+export function socketReadable(
+  socket: ServedConnection,
+  rest: Uint8Array,
+): ReadableStream<Uint8Array> {
   let done = false;
   let waiting: (() => void) | undefined;
   const wake = () => {
@@ -104,13 +114,12 @@ export function socketReadable(socket: Socket, rest: Uint8Array): ReadableStream
       };
       socket.on("data", (chunk: Uint8Array) => {
         if (done) return;
-        controller.enqueue(new Uint8Array(chunk));
+        controller.enqueue(chunk);
         if ((controller.desiredSize ?? 0) <= 0) socket.pause();
       });
       socket.on("drain", wake);
       socket.on("end", finish);
-      socket.on("close", finish);
-      socket.on("error", finish); // A peer gone mid-write: the connection just ends.
+      socket.on("close", finish); // A peer gone mid-write too: the connection just ends.
     },
     async pull() {
       await answersSent(socket, () => done, (resume) => waiting = resume);
@@ -121,11 +130,11 @@ export function socketReadable(socket: Socket, rest: Uint8Array): ReadableStream
 
 /** Resolves once at most {@linkcode MAX_UNSENT_BYTES} written to `socket` are unsent (or it ended). */
 async function answersSent(
-  socket: Socket,
+  socket: ServedConnection,
   ended: () => boolean,
   onDrain: (resume: () => void) => void,
 ): Promise<void> {
-  while (socket.writableLength > MAX_UNSENT_BYTES && !ended() && !socket.destroyed) {
+  while (socket.unsentBytes > MAX_UNSENT_BYTES && !ended() && !socket.closed) {
     await new Promise<void>((resume) => onDrain(resume));
   }
 }
@@ -136,7 +145,7 @@ async function answersSent(
  * going on), as serve and mcp have it.
  */
 export function socketMessages(
-  socket: Socket,
+  socket: ServedConnection,
   rest: Uint8Array,
   options: { maxLineBytes?: number } = {},
 ): MessageStream {
@@ -152,10 +161,10 @@ export function socketMessages(
   socket.on("close", () => waiting?.());
   const ready = async () => {
     if (!fresh) await new Promise((next) => setImmediate(next));
-    await answersSent(socket, () => socket.destroyed, (resume) => waiting = resume);
+    await answersSent(socket, () => socket.closed, (resume) => waiting = resume);
     fresh = false;
     setImmediate(() => fresh = true);
-    return !socket.destroyed; // Requests of a client that left are not answered.
+    return !socket.closed; // Requests of a client that left are not answered.
   };
   return ndJsonMessages(
     socketReadable(socket, rest),
@@ -170,12 +179,10 @@ export function socketMessages(
  * {@linkcode MAX_QUEUED_BYTES} of earlier writes are still unsent. Nothing
  * is written once the peer left.
  */
-export function writeBounded(socket: Socket, data: string | Uint8Array): Promise<void> {
-  if (socket.destroyed || !socket.writable) return Promise.resolve();
-  if (socket.writableLength > MAX_QUEUED_BYTES) {
-    socket.destroy(
-      new Error(`Cannot queue more answers: ${socket.writableLength} bytes are unread`),
-    );
+export function writeBounded(socket: ServedConnection, data: string | Uint8Array): Promise<void> {
+  if (socket.ended) return Promise.resolve();
+  if (socket.unsentBytes > MAX_QUEUED_BYTES) {
+    socket.destroy(); // Cannot queue more answers: the client does not read them.
     return Promise.resolve();
   }
   socket.write(data);
@@ -186,7 +193,11 @@ export function writeBounded(socket: Socket, data: string | Uint8Array): Promise
  * Answers a connection that cannot be served with one JSON line, then closes
  * it (both ways: a client that never ends its side does not keep it open).
  */
-export async function refuse(socket: Socket, error: string, problem?: string): Promise<void> {
+export async function refuse(
+  socket: ServedConnection,
+  error: string,
+  problem?: string,
+): Promise<void> {
   await writeJsonLine(
     socket,
     problem === undefined ? { ok: false, error } : { ok: false, error, problem },
@@ -194,10 +205,8 @@ export async function refuse(socket: Socket, error: string, problem?: string): P
   socket.destroy();
 }
 
-/** Writes one JSON line. */
-export function writeJsonLine(socket: Socket, value: unknown): Promise<void> {
-  return new Promise((resolve) => {
-    if (socket.destroyed) return resolve();
-    socket.write(JSON.stringify(value) + "\n", () => resolve());
-  });
+/** Writes one JSON line; resolves once it was handed to the kernel (or the socket closed). */
+export function writeJsonLine(socket: ServedConnection, value: unknown): Promise<void> {
+  socket.write(JSON.stringify(value) + "\n");
+  return socket.flushed();
 }

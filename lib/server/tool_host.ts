@@ -11,14 +11,13 @@
  */
 
 import process from "node:process";
-import type { Socket } from "node:net";
-import { listenPrivate } from "../jsonrpc/private_socket.ts";
+import { listenPrivateConnections } from "../jsonrpc/private_socket.ts";
 import type { ToolCommandEvent, ToolsContext, ToolsServer } from "../acp/host.ts";
 import { sessionDefaults } from "../cli/safety_options.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { SessionTools } from "../mcp/session_tools.ts";
 import { StdioTransport } from "../mcp/stdio_transport.ts";
-import { runtime } from "../runtime/mod.ts";
+import { runtime, type ServedConnection } from "../runtime/mod.ts";
 import { asClient } from "../safety/client.ts";
 import { SessionManager } from "../sessions/manager.ts";
 import { readFirstLine, socketReadable, writeJsonLine } from "./socket_streams.ts";
@@ -179,8 +178,8 @@ export async function startToolHost(context: ToolsContext): Promise<ToolsServer>
   }, context.events);
   // The agent's sandbox shows `socketDir` (its private /tmp would hide one of our own).
   const stopping = new AbortController();
-  const socket = await listenPrivate(
-    { name: "mcp.sock", dir: context.socketDir, prefix: "termbridge-acp-", allowHalfOpen: true },
+  const socket = await listenPrivateConnections(
+    { name: "mcp.sock", dir: context.socketDir, prefix: "termbridge-acp-" },
     (connection) => {
       void serveRelay(connection, tools, stopping.signal).catch(() => connection.destroy());
     },
@@ -203,7 +202,11 @@ export async function startToolHost(context: ToolsContext): Promise<ToolsServer>
 }
 
 /** Reads a relay's hello and serves MCP on its connection until it leaves or the run ends. */
-async function serveRelay(socket: Socket, tools: WatchedTools, signal: AbortSignal): Promise<void> {
+async function serveRelay(
+  socket: ServedConnection,
+  tools: WatchedTools,
+  signal: AbortSignal,
+): Promise<void> {
   const { line, rest } = await readFirstLine(socket);
   let hello: Hello;
   try {
@@ -227,11 +230,10 @@ async function serveRelay(socket: Socket, tools: WatchedTools, signal: AbortSign
     await writeJsonLine(socket, { ok: true, pid: process.pid, version: VERSION });
     const transport = new StdioTransport(() => Promise.resolve(), {
       input: () => socketReadable(socket, rest),
-      write: (text) =>
-        new Promise<void>((resolve) => {
-          if (socket.destroyed) return resolve();
-          socket.write(text, () => resolve());
-        }),
+      write: (text) => {
+        socket.write(text);
+        return socket.flushed();
+      },
     });
     await server.connect(transport);
     const deliver = transport.onmessage;
@@ -245,7 +247,7 @@ async function serveRelay(socket: Socket, tools: WatchedTools, signal: AbortSign
       await closed;
     } finally {
       signal.removeEventListener("abort", stop);
-      if (!socket.destroyed) socket.end();
+      socket.end();
     }
   });
 }

@@ -61,6 +61,8 @@ export class ShellState {
   cwd: string;
   /** Where the last prompt the shell started ended (its 133;B), in the text log. */
   #promptEnd: number | undefined;
+  /** The last cwd mark's path as the shell sent it (every prompt sends one; it rarely changes). */
+  #cwdMark: string | undefined;
   /** The line editor's redraws of the prompt's last line: the most recent ones only. */
   readonly redraws: Redraw[] = [];
 
@@ -143,6 +145,9 @@ export class ShellState {
         }
         break;
       case "cwd":
+        // The same mark as the last prompt's: the same directory, without another stat.
+        if (mark.path === this.#cwdMark) break;
+        this.#cwdMark = mark.path;
         this.cwd = existsSync(mark.path) ? mark.path : safeDecode(mark.path);
         break;
     }

@@ -6,10 +6,11 @@
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, createServer, type Socket } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { runtime, type ServedConnection } from "../../lib/runtime/mod.ts";
 import { serveRpc } from "../../lib/server/rpc_host.ts";
 import { readFirstLine, socketMessages } from "../../lib/server/socket_streams.ts";
 import { SessionManager } from "../../lib/sessions/manager.ts";
@@ -18,21 +19,19 @@ import { SessionManager } from "../../lib/sessions/manager.ts";
 async function withRpcServer(body: (path: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "termbridge-framing-"));
   const path = join(dir, "s.sock");
-  const sockets = new Set<Socket>();
-  const server = createServer({ allowHalfOpen: true }, async (socket) => {
+  const sockets = new Set<ServedConnection>();
+  const server = await runtime.listenUnix(path, async (socket) => {
     sockets.add(socket);
-    socket.on("error", () => {}); // The test client leaving; "close" follows.
     const { rest } = await readFirstLine(socket);
     const stream = socketMessages(socket, rest, { maxLineBytes: 1024 });
     await serveRpc(stream, { sessions: new SessionManager(), socket: path, stop: () => {} });
     socket.end();
   });
-  await new Promise<void>((resolve) => server.listen(path, resolve));
   try {
     await body(path);
   } finally {
     for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
