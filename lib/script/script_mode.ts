@@ -15,10 +15,9 @@ import {
   SAFETY_OPTIONS,
   SESSION_HELP,
   SESSION_OPTIONS,
-  sessionDefaults,
-  startSafety,
   underShortOptions,
-} from "../cli/safety_options.ts";
+} from "../cli/safety_option_specs.ts";
+import type { startSafety } from "../cli/safety_options.ts";
 import type { Safety } from "../safety/setup.ts";
 import {
   CommandError,
@@ -33,7 +32,6 @@ import {
   type StepResult,
 } from "../console/mod.ts";
 import { runtime, type ShutdownSignal } from "../runtime/mod.ts";
-import { SessionManager } from "../sessions/manager.ts";
 
 const HELP = `Usage: termbridge run [OPTIONS] SCRIPT|-
 
@@ -167,23 +165,25 @@ export interface StepRunner {
   finish(): Promise<void>;
 }
 
-/** Makes the runner of a script with these default timeouts. */
-export type RunnerFactory = (
-  timeouts: { exec?: number; wait?: number },
-  safety: Safety,
-) => Promise<StepRunner>;
+/** Makes the runner of a script with these default timeouts (elsewhere: with its own safety). */
+export type RunnerFactory = (timeouts: { exec?: number; wait?: number }) => Promise<StepRunner>;
 
 /** Runs lines against sessions of this process, closed at the end. */
-const localRunner: RunnerFactory = (timeouts, safety) => {
+const localRunner = async (
+  timeouts: { exec?: number; wait?: number },
+  safety: Safety,
+): Promise<StepRunner> => {
+  const { sessionDefaults } = await import("../cli/safety_options.ts");
+  const { SessionManager } = await import("../sessions/manager.ts");
   const sessions = new SessionManager(sessionDefaults(safety));
   const ctx = new ConsoleContext({ sessions, mode: "script", cwd: runtime.cwd(), timeouts });
-  return Promise.resolve({
+  return {
     run: async (parsed, signal) => ({
       ...await runParsed(ctx, parsed, { signal }),
       quit: ctx.quitRequested,
     }),
     finish: () => sessions.closeAll(),
-  });
+  };
 };
 
 /** Runs `termbridge run`; resolves with the exit code. `remote` runs the lines elsewhere. */
@@ -193,7 +193,12 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
     await runtime.writeStdout(HELP);
     return 0;
   }
-  const safety = await startSafety("run", options.safety);
+  // Lines run elsewhere are judged there (`run --server`: by the server's policy): no
+  // configuration, policy or audit log is opened here for them.
+  // Loaded only then: a short `run --server` does not load the policy, sessions and terminal code.
+  const safety = remote === undefined
+    ? await (await import("../cli/safety_options.ts")).startSafety("run", options.safety)
+    : undefined;
   const text = await readScript(options.source);
   const label = options.source === "-" ? "stdin" : options.source;
   const report: ReportStep[] = [];
@@ -230,7 +235,9 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
     return 1;
   }
 
-  const runner = await (remote ?? localRunner)(options.timeouts, safety);
+  const runner = remote === undefined
+    ? await localRunner(options.timeouts, safety!)
+    : await remote(options.timeouts);
   const abort = new AbortController();
   let interrupted: ShutdownSignal | undefined;
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
@@ -264,7 +271,7 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
   } finally {
     stops.forEach((stop) => stop());
     await runner.finish();
-    safety.close();
+    safety?.close();
   }
   if (options.keepGoing && failures > 0) {
     await runtime.writeStderr(`${label}: ${failures} of ${report.length} steps failed\n`);
