@@ -42,6 +42,8 @@ export interface AnalysisContext {
   home: string;
   /** The shell's aliases, when the line is typed into a shell that has them. */
   aliases?: Record<string, string>;
+  /** zsh's global aliases (`alias -g`): replaced wherever they stand as a word, not only first. */
+  globalAliases?: Record<string, string>;
   /** The environment the line runs with: functions exported in it (`BASH_FUNC_*`) are checked. */
   env?: Record<string, string>;
 }
@@ -88,6 +90,61 @@ export function analyseArgv(
   return analysis;
 }
 
+/** A word a shell may alias-expand: no quotes, substitutions or operators in it. */
+const PLAIN_WORD = /^([ \t]*)([^\s;&|()<>'"\\$`{}]+)(?=$|[\s;&|()<>])/;
+
+/**
+ * An alias's text followed by the rest of the command, as the shell runs it:
+ * when the text ends with a blank, the next word is alias-expanded too (bash
+ * and zsh), and so on while those end with a blank.
+ */
+function expandFollowingAliases(
+  alias: string,
+  rest: string,
+  aliases: Record<string, string>,
+): string {
+  let text = alias;
+  const used = new Set<string>();
+  while (/[ \t]$/.test(text)) {
+    const next = PLAIN_WORD.exec(rest);
+    if (next === null || !Object.hasOwn(aliases, next[2]) || used.has(next[2])) break;
+    used.add(next[2]);
+    text += next[1] + aliases[next[2]];
+    rest = rest.slice(next[0].length);
+  }
+  return text + rest;
+}
+
+/** Characters around a word: a global alias is replaced only where it is a whole word. */
+const WORD_EDGE = "[\\s;&|()<>{}`]";
+
+/**
+ * `text` with every global alias that stands as a whole word replaced by its
+ * value, repeatedly (values may hold others; each name once). Quotes are not
+ * looked at: a name in quotes is replaced too, which only checks more.
+ */
+export function expandGlobalAliases(text: string, aliases: Record<string, string>): string {
+  const used = new Set<string>();
+  for (let round = 0; round < 8; round++) {
+    let changed = false;
+    for (const [name, value] of Object.entries(aliases)) {
+      if (used.has(name) || name === "") continue;
+      const word = new RegExp(
+        `(^|${WORD_EDGE})${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=$|${WORD_EDGE})`,
+        "g",
+      );
+      const replaced = text.replace(word, (_, before: string) => before + value);
+      if (replaced !== text) {
+        text = replaced;
+        used.add(name);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return text;
+}
+
 class Analyser {
   constructor(
     readonly parser: ShellParser,
@@ -99,6 +156,16 @@ class Analyser {
     if (depth > MAX_DEPTH) {
       this.unknown(`shell strings are nested more than ${MAX_DEPTH} deep`, via);
       return;
+    }
+    const global = this.context.globalAliases;
+    if (global !== undefined && !this.#expandingGlobal) {
+      const expanded = expandGlobalAliases(text, global);
+      if (expanded !== text) {
+        // The line as the shell runs it is checked too (the line as written, below, as well).
+        this.#expandingGlobal = true;
+        this.line(expanded, [...via, "global alias"], depth + 1);
+        this.#expandingGlobal = false;
+      }
     }
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
@@ -140,7 +207,7 @@ class Analyser {
         // The shell runs the alias's text in the word's place: check that too.
         this.#expanding.add(found.words[0].text);
         this.line(
-          `${alias}${found.afterName}`,
+          expandFollowingAliases(alias, found.afterName ?? "", this.context.aliases ?? {}),
           [...found.via, `alias ${found.words[0].text}`],
           depth + 1,
         );
@@ -150,6 +217,8 @@ class Analyser {
   }
 
   readonly #expanding = new Set<string>();
+  /** Global aliases are being replaced (in the text they were replaced in). */
+  #expandingGlobal = false;
 
   /** Some part of the line evaluates arithmetic. */
   #arithmetic = false;

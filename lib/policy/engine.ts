@@ -97,6 +97,7 @@ function analysisContext(context: PolicyContext) {
     path: context.env.PATH ?? "/usr/bin:/bin",
     home: context.env.HOME ?? "",
     aliases: context.aliases,
+    globalAliases: context.globalAliases,
     env: context.env,
   };
 }

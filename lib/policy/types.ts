@@ -79,6 +79,8 @@ export interface PolicyContext {
   env: Record<string, string>;
   /** The shell's aliases (lines typed into a session): an aliased command word is checked as what it expands to. */
   aliases?: Record<string, string>;
+  /** zsh's global aliases: a word anywhere in the line that is one is checked as its value. */
+  globalAliases?: Record<string, string>;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

@@ -47,6 +47,8 @@ export interface CommandCheck {
   envNames?: string[];
   /** The shell's aliases, for lines typed into a shell. */
   aliases?: Record<string, string>;
+  /** zsh's global aliases, for lines typed into zsh. */
+  globalAliases?: Record<string, string>;
   /**
    * The rule whose "ask" was approved moments ago for this same line when it
    * was sent (a session's exec, then checked again by the shell's hook): an
@@ -230,6 +232,7 @@ export class Guard {
       cwd: check.cwd,
       env: check.env,
       ...(check.aliases ? { aliases: check.aliases } : {}),
+      ...(check.globalAliases ? { globalAliases: check.globalAliases } : {}),
     };
     const found = this.policy === null
       ? null
@@ -316,6 +319,7 @@ export class Guard {
       cwd: string;
       env: Record<string, string>;
       aliases?: Record<string, string>;
+      globalAliases?: Record<string, string>;
       preApproved?: RuleMatch;
       /** Who sent the line: typed (default), or a session's exec that typed it. */
       origin?: CommandOrigin;

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { expandGlobalAliases } from "../policy/analyse.ts";
 import type { CommandVerdict, RuleMatch } from "../policy/types.ts";
 import type { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";
@@ -32,6 +33,8 @@ export interface ShellLine {
   cwd: string;
   path: string;
   aliases: Record<string, string>;
+  /** zsh's global aliases. */
+  globalAliases?: Record<string, string>;
 }
 
 /** The shell's check of exec's line: whether it is exec's, and exec's verdict when it applies. */
@@ -98,8 +101,8 @@ export class SentLineChecks {
    * the directory and with the PATH exec's check had, and none of the
    * commands exec's check found is named by one of the shell's aliases
    * (which exec's check did not know, and which the policy consults only for
-   * a command's first word): the policy's inputs are then the same, so is
-   * its verdict. Otherwise the shell's check judges the line itself.
+   * a command's first word), nor any word of the line by a global one: the
+   * policy's inputs are then the same, so is its verdict. Otherwise the shell's check judges the line itself.
    */
   takeExecLine(shell: ShellLine): ExecLineMatch {
     const sent = this.#execLine === shell.line;
@@ -109,7 +112,8 @@ export class SentLineChecks {
     if (sent) this.#unchecked = undefined;
     const same = judged !== null && judged.line === shell.line && judged.cwd === shell.cwd &&
       judged.path === shell.path &&
-      !judged.verdict.commands.some((command) => Object.hasOwn(shell.aliases, command.words[0]));
+      !judged.verdict.commands.some((command) => Object.hasOwn(shell.aliases, command.words[0])) &&
+      expandGlobalAliases(shell.line, shell.globalAliases ?? {}) === shell.line;
     return same ? { sent, judged: judged.verdict } : { sent };
   }
 

@@ -29,7 +29,7 @@ import { SessionRecording } from "./session_recording.ts";
 import type { CommandResult, SessionInfo, SessionOptions } from "./session_types.ts";
 import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
-import { TypedLineChannel } from "./typed_lines.ts";
+import { TYPED_LINE_OSC, TypedLineChannel } from "./typed_lines.ts";
 import { type WaitCondition, waitOn, type WaitResult } from "./waits.ts";
 
 export type { CommandResult, Completion, SessionInfo, SessionOptions } from "./session_types.ts";
@@ -85,6 +85,8 @@ export class Session {
       scrollback: options.scrollback,
       sandbox,
       limits: options.limits,
+      // The typed-line requests carry a one-time token: for termbridge's eyes only.
+      privateOsc: shell?.lineDir !== undefined ? TYPED_LINE_OSC : undefined,
     };
     this.terminal = Terminal.spawn(spawn);
     this.#recording = new SessionRecording({

@@ -100,6 +100,7 @@ export function guardTypedLines(
       // The environment exec's check had (the session's), with the shell's PATH.
       env: { ...env, PATH: typed.path },
       aliases: typed.aliases,
+      globalAliases: typed.globalAliases,
       preApproved,
       origin: exec.sent ? "exec" : "typed",
       ...(exec.judged === undefined ? {} : { judged: exec.judged }),

@@ -20,41 +20,72 @@ import { basename, join } from "node:path";
 
 /**
  * The typed-line check, shared by both shells (`$1` is the line, as the shell
- * will run it). It writes the line with the cwd, PATH and aliases to a file in
- * the session's private directory, asks termbridge with an OSC 6973 mark on
- * the terminal, and waits for the answer on the FIFO beside it (opened
- * read-write, so opening never blocks). The answer must carry the nonce the
- * mark gave, which only termbridge sees. No answer (termbridge gone, or no
- * channel) refuses the line.
+ * will run it). It asks termbridge with an OSC 6973 request on the terminal,
+ * which carries the line with the cwd, PATH and aliases (escaped, so that
+ * nothing in them ends the request early), a nonce and, last, a one-time
+ * token, and waits for the answer on the FIFO in the session's private
+ * directory. The terminal's output is the one channel no program in the
+ * session can read: termbridge keeps these requests out of the raw log, so
+ * out of attached clients and recordings. The FIFO is open only while the
+ * shell asks, but anything in the session can open it by its path: an answer
+ * that lets the line run must carry the token, which only an allowing
+ * termbridge ever writes there. No answer (termbridge gone, or no channel)
+ * refuses the line.
  * Sets `__tb_verdict` to allow, more (the command continues on the next line)
  * or deny, and `__tb_why`.
  */
+/** The most a request may carry, in characters (within the terminal's `OSC_MARK_CAP` in UTF-16). */
+const REQUEST_LIMIT = 120_000;
+
 const LINE_CHECK_COMMON = [
   '__tb_dir="${TERMBRIDGE_LINE_DIR:-/tmp}"',
   "__tb_pending=",
-  "__tb_fd=",
   "# One FIFO per session, shared with nested shells (only one of them asks at a time).",
   '__tb_fifo="$__tb_dir/reply"',
   '[ -p "$__tb_fifo" ] || command mkfifo -m 600 "$__tb_fifo" 2>/dev/null',
-  'if [ -p "$__tb_fifo" ] && exec {__tb_fd}<>"$__tb_fifo"; then :; else __tb_fd=; fi',
+  "# Adds a field to the request: \\ ; CR LF BEL ESC CAN SUB and ST (U+009C) escaped.",
+  "__tb_field() {",
+  '  local f="$1"',
+  '  case "$f" in',
+  "    *[\\\\\\;$'\\n\\r\\a\\e\\x18\\x1a']* | *$'\\xc2\\x9c'*)",
+  '      f="${f//\\\\/\\\\\\\\}" f="${f//;/\\\\:}" f="${f//$\'\\n\'/\\\\n}" f="${f//$\'\\r\'/\\\\r}"',
+  "      f=\"${f//$'\\a'/\\\\a}\" f=\"${f//$'\\e'/\\\\e}\" f=\"${f//$'\\x18'/\\\\x}\" f=\"${f//$'\\x1a'/\\\\z}\"",
+  "      f=\"${f//$'\\xc2\\x9c'/\\\\s}\" ;;",
+  "  esac",
+  '  __tb_request+=";$f"',
+  "}",
   "__termbridge_ask() {",
   '  __tb_verdict=deny __tb_why="termbridge cannot check typed lines in this shell"',
-  '  [ -n "$__tb_fd" ] || return 0',
-  "  # The nonce goes to termbridge only on the terminal's output, which no program in the",
-  "  # session can read, and comes from a source they cannot predict.",
-  '  local __tb_nonce="" __tb_reply=""',
-  '  if [ -n "${SRANDOM-}" ]; then __tb_nonce="$SRANDOM$SRANDOM$SRANDOM"',
-  '  else __tb_nonce="$(command od -An -N12 -tx1 /dev/urandom 2>/dev/null | command tr -dc 0-9a-f)"; fi',
-  '  [ -n "$__tb_nonce" ] || return 0',
-  '  { builtin printf \'%s\\0%s\\0%s\\0\' "${BASH:-zsh}" "$PWD" "${PATH-}"; builtin alias; builtin printf \'\\0%s\' "$1"; } >| "$__tb_dir/line" 2>/dev/null || return 0',
-  "  builtin printf '\\033]6973;check;%s\\007' \"$__tb_nonce\"",
+  '  [ -p "$__tb_fifo" ] || return 0',
+  '  local __tb_nonce="" __tb_token="" __tb_reply="" __tb_request="" __tb_fd=""',
+  "  # Both from a source no program in the session can predict.",
+  '  if [ -n "${SRANDOM-}" ]; then',
+  '    __tb_nonce="$SRANDOM$SRANDOM$SRANDOM" __tb_token="$SRANDOM$SRANDOM$SRANDOM$SRANDOM"',
+  "  else",
+  '    __tb_token="$(command od -An -N28 -tx1 /dev/urandom 2>/dev/null | command tr -dc 0-9a-f)"',
+  '    __tb_nonce="${__tb_token:0:24}" __tb_token="${__tb_token:24}"',
+  "  fi",
+  '  [ -n "$__tb_token" ] || return 0',
+  '  __tb_field "${BASH:-zsh}"; __tb_field "$PWD"; __tb_field "${PATH-}"; __tb_field "$1"',
+  "  if ! __tb_aliases; then",
+  "    __tb_why=\"termbridge cannot see the shell's aliases: \\$aliases is not zsh's own\"",
+  "    return 0",
+  "  fi",
+  `  if [ "\${#__tb_request}" -gt ${REQUEST_LIMIT} ]; then`,
+  '    __tb_why="the line and the aliases are too long for termbridge to check (over 120000 characters)"',
+  "    return 0",
+  "  fi",
+  "  # Open only while asking: the programs the shell runs never hold it.",
+  '  exec {__tb_fd}<>"$__tb_fifo" || return 0',
+  '  builtin printf \'\\033]6973;check;%s%s;%s\\007\' "$__tb_nonce" "$__tb_request" "$__tb_token"',
   '  while IFS= builtin read -r -t 600 -u "$__tb_fd" __tb_reply; do',
   '    case "$__tb_reply" in "$__tb_nonce "*) break ;; esac',
   '    __tb_reply=""',
   "  done",
+  "  exec {__tb_fd}>&-",
   '  case "$__tb_reply" in',
-  '    "$__tb_nonce allow") __tb_verdict=allow ;;',
-  '    "$__tb_nonce more") __tb_verdict=more ;;',
+  '    "$__tb_nonce allow $__tb_token") __tb_verdict=allow ;;',
+  '    "$__tb_nonce more $__tb_token") __tb_verdict=more ;;',
   '    "$__tb_nonce deny "*) __tb_why="${__tb_reply#"$__tb_nonce deny "}" ;;',
   '    *) __tb_why="termbridge did not answer the typed-line check" ;;',
   "  esac",
@@ -76,6 +107,13 @@ const LINE_CHECK_COMMON = [
 const BASH_LINE_CHECK = [
   'if [ -n "${TERMBRIDGE_LINE_CHECK-}" ]; then',
   ...LINE_CHECK_COMMON.map((line) => `  ${line}`),
+  "  # Each alias as a field NAME=VALUE. Read-only, so no line can unset it and hide them",
+  "  # (alias and unalias still change it).",
+  "  readonly BASH_ALIASES",
+  "  __tb_aliases() {",
+  "    local __tb_name",
+  '    for __tb_name in "${!BASH_ALIASES[@]}"; do __tb_field "$__tb_name=${BASH_ALIASES[$__tb_name]}"; done',
+  "  }",
   "  __termbridge_check() {",
   '    local __tb_line="$READLINE_LINE"',
   '    case "$-:$__tb_line" in *H*:*!*) __tb_line="$(builtin history -p -- "$__tb_line" 2>/dev/null)" || return 0 ;; esac',
@@ -124,6 +162,18 @@ const BASH_LINE_CHECK = [
 const ZSH_LINE_CHECK = [
   'if [ -n "${TERMBRIDGE_LINE_CHECK-}" ]; then',
   ...LINE_CHECK_COMMON.map((line) => `  ${line}`),
+  "  zmodload -i zsh/parameter 2>/dev/null",
+  "  # Each alias as a field NAME=VALUE, a global one as =NAME=VALUE.",
+  "  __tb_aliases() {",
+  "    local __tb_name",
+  "    # A line may unset them (and so hide the aliases): loading the module again brings them back.",
+  "    if [[ ${(t)aliases} != *special* || ${(t)galiases} != *special* ]]; then",
+  "      zmodload -u zsh/parameter 2>/dev/null; zmodload zsh/parameter 2>/dev/null",
+  "      [[ ${(t)aliases} == *special* && ${(t)galiases} == *special* ]] || return 1",
+  "    fi",
+  '    for __tb_name in "${(@k)aliases}"; do __tb_field "$__tb_name=${aliases[$__tb_name]}"; done',
+  '    for __tb_name in "${(@k)galiases}"; do __tb_field "=$__tb_name=${galiases[$__tb_name]}"; done',
+  "  }",
   "  __termbridge_accept_line() {",
   "    [[ -o banghist && $BUFFER == *'!'* ]] && zle expand-history",
   '    local __tb_line="$BUFFER"',

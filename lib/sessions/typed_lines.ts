@@ -1,27 +1,18 @@
 /**
  * Lines typed into a shell session, checked at the moment Enter is accepted.
- * The shell's hooks (see `shell_integration.ts`) write the line it is about
- * to run, with its cwd, PATH and aliases, to a file, and ask with an OSC 6973
- * mark; termbridge answers on the FIFO the shell waits on. Whatever way the
- * line was made (typed key by key, pasted, recalled with Up, edited), the
+ * The shell's hooks (see `shell_integration.ts`) send the line they are
+ * about to run, with its cwd, PATH and aliases, in an OSC 6973 request on the
+ * terminal; termbridge answers on the FIFO the shell waits on. Whatever way
+ * the line was made (typed key by key, pasted, recalled with Up, edited), the
  * shell's own line is what is checked.
  * @module
  */
 
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { runtime } from "../runtime/mod.ts";
 import { analyseLine } from "../policy/analyse.ts";
 import { loadShellParser } from "../policy/parser.ts";
-import { splitRuleWords } from "../policy/words.ts";
 
 /** A line a shell is about to run. */
 export interface TypedLine {
@@ -31,6 +22,8 @@ export interface TypedLine {
   path: string;
   /** The shell's aliases, name to value. */
   aliases: Record<string, string>;
+  /** zsh's global aliases (`alias -g`), name to value. */
+  globalAliases: Record<string, string>;
   /** The shell asking (`/usr/bin/bash` or `zsh`), for nested shells. */
   shell: string;
 }
@@ -47,12 +40,70 @@ export interface TypedLineVerdict {
  */
 export type TypedLineCheck = (typed: TypedLine) => Promise<TypedLineVerdict>;
 
-/** The mark a shell's hook sends when the line is written, with the nonce the answer carries. */
-const REQUEST = /^6973;check;([0-9a-f]{8,64})$/;
+/** The OSC number of the shell hooks' requests (kept out of the raw log: they carry a token). */
+export const TYPED_LINE_OSC = 6973;
+
+/** A request's fields are separated by `;`; inside them `\\` escapes (see `__tb_field`). */
+const FIELD = /((?:[^\\;]|\\[\\:nraexzs])*)(?:;|$)/y;
+const UNESCAPE: Record<string, string> = {
+  "\\": "\\",
+  ":": ";",
+  n: "\n",
+  r: "\r",
+  a: "\x07",
+  e: "\x1b",
+  x: "\x18",
+  z: "\x1a",
+  s: "\x9c",
+};
+const HEX = /^[0-9a-f]{8,64}$/;
+
+/** A check request: what the shell is about to run, the nonce and the token the answer carries. */
+interface CheckRequest {
+  typed: TypedLine;
+  nonce: string;
+  token: string;
+}
 
 /**
- * Answers a session's typed-line checks, in the session's private directory
- * (`line`: what the shell asks about; `reply`: the FIFO it waits on).
+ * Reads `6973;check;NONCE;SHELL;CWD;PATH;LINE;ALIAS...;TOKEN`, or null when
+ * it is not one. A request cut short (an unescaped terminator in it) loses
+ * its last field, the token, so what is left is never taken for a request.
+ */
+export function parseCheckRequest(osc: string): CheckRequest | null {
+  const fields: string[] = [];
+  FIELD.lastIndex = 0;
+  while (FIELD.lastIndex < osc.length) {
+    const at = FIELD.lastIndex;
+    const match = FIELD.exec(osc);
+    if (match === null || FIELD.lastIndex === at) return null; // a stray backslash
+    fields.push(match[1].replace(/\\(.)/g, (_, code: string) => UNESCAPE[code]));
+  }
+  if (osc.endsWith(";")) fields.push("");
+  if (fields.length < 8 || fields[0] !== String(TYPED_LINE_OSC) || fields[1] !== "check") {
+    return null;
+  }
+  const [, , nonce, shell, cwd, path, line, ...rest] = fields;
+  const token = rest.pop() ?? "";
+  if (!HEX.test(nonce) || !HEX.test(token)) return null;
+  const aliases: Record<string, string> = {};
+  const globalAliases: Record<string, string> = {};
+  for (const field of rest) {
+    // `NAME=VALUE`, or `=NAME=VALUE` for a global alias (no name starts with "=").
+    const global = field.startsWith("=");
+    const alias = global ? field.slice(1) : field;
+    const equals = alias.indexOf("=");
+    if (equals > 0) {
+      (global ? globalAliases : aliases)[alias.slice(0, equals)] = alias.slice(equals + 1);
+    }
+  }
+  return { typed: { line, cwd, path, aliases, globalAliases, shell }, nonce, token };
+}
+
+/**
+ * Answers a session's typed-line checks: the requests come on the terminal,
+ * the answers go to the FIFO the shell waits on (`reply` in the session's
+ * private directory).
  */
 export class TypedLineChannel {
   readonly #dir: string;
@@ -65,11 +116,11 @@ export class TypedLineChannel {
 
   /** Handles an OSC string if it is a check request; returns whether it was one. */
   handle(osc: string): boolean {
-    const request = REQUEST.exec(osc);
-    if (request === null) return osc.startsWith("6973;");
-    this.#answer(request[1]).catch(() => {
-      // The shell or its directory went away meanwhile: nobody is waiting for the answer.
-    });
+    if (!osc.startsWith(`${TYPED_LINE_OSC};`)) return false;
+    const request = parseCheckRequest(osc);
+    // The shell or its directory may go away meanwhile: then nobody waits for the answer.
+    if (request !== null) this.#answer(request).catch(() => {});
+    else this.#refuseUnread(osc);
     return true;
   }
 
@@ -78,35 +129,20 @@ export class TypedLineChannel {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  async #answer(nonce: string): Promise<void> {
-    // Never through a link: the directory is the session's, and so is what is in it.
-    const file = openSync(join(this.#dir, "line"), constants.O_RDONLY | constants.O_NOFOLLOW);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } finally {
-      closeSync(file);
-    }
-    const fields = text.split("\0");
-    if (fields.length < 5) return;
-    const [shell, cwd, path, aliasText, ...rest] = fields;
-    const typed: TypedLine = {
-      line: rest.join("\0"),
-      cwd,
-      path,
-      aliases: parseAliases(aliasText),
-      shell,
-    };
+  async #answer({ typed, nonce, token }: CheckRequest): Promise<void> {
     let reply: string;
     const tampering = await tampersWithCheck(typed);
     if (tampering !== null) {
       reply = `deny the line would change termbridge's typed-line check (${tampering})`;
     } else if (await isIncomplete(typed)) {
-      reply = "more"; // Nothing runs until the command is complete; then all of it is checked.
+      // Nothing runs until the command is complete; then all of it is checked.
+      reply = `more ${token}`;
     } else {
       try {
         const verdict = await this.#check(typed);
-        reply = verdict.allowed ? "allow" : `deny ${verdict.message.replace(/[\r\n]+/g, " ")}`;
+        reply = verdict.allowed
+          ? `allow ${token}`
+          : `deny ${verdict.message.replace(/[\r\n]+/g, " ")}`;
       } catch (error) {
         // A check that fails refuses the line at once (the shell would wait 600 s, then refuse).
         const message = error instanceof Error ? error.message : String(error);
@@ -116,7 +152,20 @@ export class TypedLineChannel {
     this.#reply(`${nonce} ${reply}\n`);
   }
 
-  /** Writes the answer to the FIFO the shell waits on (never blocks: the shell holds it open). */
+  /** A request that cannot be read (cut short): refused at once when its nonce can be. */
+  #refuseUnread(osc: string): void {
+    const nonce = /^\d+;check;([0-9a-f]{8,64});/.exec(osc)?.[1];
+    try {
+      if (nonce !== undefined) this.#reply(`${nonce} deny termbridge could not read the line\n`);
+    } catch {
+      // Nobody waits for it.
+    }
+  }
+
+  /**
+   * Writes the answer to the FIFO the shell waits on. Never blocks: the shell
+   * holds it open while it asks (and when it no longer does, nobody waits).
+   */
   #reply(text: string): void {
     const handle = openSync(
       join(this.#dir, "reply"),
@@ -167,6 +216,7 @@ async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
     path: typed.path,
     home: "",
     aliases: typed.aliases,
+    globalAliases: typed.globalAliases,
   });
   const shadow = analysis.functions.find((name) => HOOK_WORDS.has(name));
   if (shadow !== undefined) return `it defines a function named "${shadow}"`;
@@ -178,22 +228,6 @@ async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
     }
   }
   return null;
-}
-
-/** Aliases as `alias` prints them: bash `alias NAME='VALUE'`, zsh `NAME=VALUE` or `NAME='VALUE'`. */
-export function parseAliases(text: string): Record<string, string> {
-  const aliases: Record<string, string> = {};
-  for (const line of text.split("\n")) {
-    const match = /^(?:alias )?([^=\s]+)=(.*)$/.exec(line);
-    if (match === null) continue;
-    try {
-      const [word] = splitRuleWords(match[2]);
-      aliases[match[1]] = (word ?? []).map((piece) => piece.text).join("");
-    } catch {
-      // A value split over lines: not something this can read; left out.
-    }
-  }
-  return aliases;
 }
 
 /**

@@ -32,6 +32,7 @@ import {
   sessionProcessGroups,
 } from "./process_groups.ts";
 import { PlainTextStream } from "./text_stream.ts";
+import { PrivateOscFilter } from "./private_osc.ts";
 import { settleWithin } from "../base/timing.ts";
 
 export type { MouseEncoding, TerminalModes } from "./emulator.ts";
@@ -93,6 +94,12 @@ export interface TerminalOptions {
   sandbox?: string[];
   /** CPU seconds, address space and processes the program may use. */
   limits?: ResourceLimits;
+  /**
+   * An OSC number private to termbridge (its shell hooks' requests): such
+   * strings are kept out of the raw log (so out of attached clients and
+   * recordings) and still reported to `onOsc` listeners.
+   */
+  privateOsc?: number;
 }
 
 /** A picture of the screen. */
@@ -120,6 +127,8 @@ export class Terminal {
   readonly argv: readonly string[];
   readonly #pty: PtyProcess;
   readonly #raw: OutputLog;
+  /** Takes the private OSC strings out of what goes into `#raw`. */
+  #private: PrivateOscFilter | undefined;
   readonly #text: OutputLog;
   readonly #plain = new PlainTextStream();
   readonly #listeners = new Set<() => void>();
@@ -149,6 +158,7 @@ export class Terminal {
       scrollback: options.scrollback ?? TERMINAL_DEFAULTS.scrollback,
     };
     this.#raw = new OutputLog(options.rawLimit ?? TERMINAL_DEFAULTS.rawLimit);
+    if (options.privateOsc !== undefined) this.#private = new PrivateOscFilter(options.privateOsc);
     this.#text = new OutputLog(options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit);
     if (options.screen !== "lazy") this.#emulator = new Emulator(this.#size);
     this.#cgroup = containment().create(basename(path));
@@ -183,6 +193,7 @@ export class Terminal {
     this.#exited = this.#pty.exited.then((status) => {
       const hit = resourceLimitHit(status, options.limits, this.#killedByUs);
       if (hit !== null && this.#limitHit === null) this.#report(hit);
+      if (this.#private !== undefined) this.#raw.append(this.#private.end());
       const rest = this.#plain.end();
       if (rest !== "") this.#text.appendText(rest);
       this.#exitStatus = status;
@@ -548,7 +559,7 @@ export class Terminal {
   }
 
   #receive(bytes: Uint8Array): void {
-    this.#raw.append(bytes);
+    this.#raw.append(this.#private === undefined ? bytes : this.#private.strip(bytes));
     const base = this.#text.totalBytes;
     // Straight into the log, as bytes: a flood makes no strings on the way (see pushInto).
     this.#plain.pushInto(bytes, this.#text);

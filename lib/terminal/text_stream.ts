@@ -35,8 +35,13 @@ const STRING_ESCAPE = 6;
 /** The same after ESC inside an OSC string (whose end is reported as a mark). */
 const OSC_ESCAPE = 7;
 
-/** OSC strings longer than this (clipboard, images) are not reported as marks. */
-const OSC_MARK_CAP = 4096;
+/**
+ * OSC strings longer than this (clipboard, images) are not reported as marks.
+ * A shell's typed-line request, with the line and the aliases, fits.
+ */
+export const OSC_MARK_CAP = 256 * 1024;
+/** ASCII bytes as a string (never given anything else: "latin1" is windows-1252 above 0x7f). */
+const ascii = new TextDecoder("latin1");
 
 /** An OSC string found in the stream and where it was in the plain text. */
 export interface OscMark {
@@ -444,7 +449,7 @@ export class PlainTextStream {
           // Past the cap it is dropped anyway: never make a long string of it.
           this.#osc = this.#osc.length + end - i > OSC_MARK_CAP
             ? undefined
-            : this.#osc + String.fromCharCode(...piece.subarray(i, end));
+            : this.#osc + ascii.decode(piece.subarray(i, end));
         }
         if (end === length) {
           i = length;

@@ -46,6 +46,12 @@ const DENIED: [string, string][] = [
   ["ANSI-C string", "$'\\x74ouch' m"],
   ["line continuation inside the word", "tou\\\nch m"],
   ["alias", "harmless m"],
+  // An alias ending in a blank makes the next word an alias too (bash and zsh).
+  ["the word after an alias ending in a blank", "e sneaky"],
+  ["two aliases ending in a blank, then one", "e2 sneaky"],
+  // zsh's global aliases are replaced anywhere, not only first.
+  ["a global alias as an argument", "echo GG"],
+  ["a global alias naming another", "echo G1"],
   ["symlink on PATH", "x m"],
   ["symlink by path", `${"./"}x m`],
   // Constructs.
@@ -151,7 +157,8 @@ describe("policy: a deny rule is not fooled", () => {
     test(`${name}: ${JSON.stringify(line)}`, async () => {
       const verdict = await denyTouch().checkLine(line, {
         ...context,
-        aliases: { harmless: "touch" },
+        aliases: { harmless: "touch", e: "echo ", e2: "e ", sneaky: "; touch m" },
+        globalAliases: { GG: "; touch m", G1: "G2", G2: "| touch m" },
       });
       assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
       assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });

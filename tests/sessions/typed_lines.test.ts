@@ -31,6 +31,7 @@ function denyTouch(seen: TypedLine[] = []): TypedLineCheck {
       cwd: typed.cwd,
       env: { PATH: typed.path, HOME: typed.cwd },
       aliases: typed.aliases,
+      globalAliases: typed.globalAliases,
     });
     return {
       allowed: verdict.decision === "allow",
@@ -254,6 +255,31 @@ for (const shell of SHELLS) {
         assert.equal(result.exitCode, 126, result.output);
         assert.equal(existsSync(marker), false);
         assert.equal(seen.at(-1)?.aliases.harmless, "touch");
+      });
+    });
+
+    it(`${shell}: an alias ending in a blank, and (zsh) a global alias, are seen through`, async () => {
+      await withSessions(async (kit) => {
+        const marker = join(kit.home, "m8");
+        // A user report: `e sneaky` and zsh's `echo GG` ran the touch the policy refuses.
+        writeFileSync(
+          join(kit.home, shell === "zsh" ? ".zshrc" : ".bashrc"),
+          `alias e='echo '\nalias sneaky='; touch ${marker}'\nalias hh=touch\n` +
+            (shell === "zsh" ? `alias -g GG='; touch ${marker}'\n` : ""),
+        );
+        const session = await open(kit);
+        const lines = shell === "zsh" ? ["e sneaky", "echo GG"] : ["e sneaky"];
+        for (const line of lines) {
+          const result = await session.exec(line, TIMEOUT_MS);
+          assert.equal(result.exitCode, 126, `${line}: ${result.output}`);
+        }
+        // Nor can a line hide the aliases from the check by unsetting the shell's table.
+        const table = shell === "zsh" ? "aliases galiases" : "BASH_ALIASES";
+        await session.exec(`unset ${table}`, TIMEOUT_MS);
+        const hidden = await session.exec(`hh ${marker}`, TIMEOUT_MS);
+        assert.equal(hidden.exitCode, 126, hidden.output);
+        assert.equal(existsSync(marker), false);
+        assert.equal((await session.exec("e plain", TIMEOUT_MS)).output, "plain\n");
       });
     });
 

@@ -1,6 +1,6 @@
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
-import { PlainTextStream } from "../../lib/terminal/text_stream.ts";
+import { OSC_MARK_CAP, PlainTextStream } from "../../lib/terminal/text_stream.ts";
 
 const encoder = new TextEncoder();
 
@@ -406,7 +406,15 @@ describe("text stream: OSC marks", () => {
 
   it("text stream: an aborted or oversized OSC is not reported", () => {
     const stream = new PlainTextStream();
-    stream.push(new TextEncoder().encode(`\x1b]52;c;${"x".repeat(5000)}\x07\x1b]0;t\x1bXok`));
+    const big = "x".repeat(OSC_MARK_CAP);
+    stream.push(new TextEncoder().encode(`\x1b]52;c;${big}\x07\x1b]0;t\x1bXok`));
     assert.deepEqual(stream.takeOscMarks(), []);
+    // The same through the ASCII path, in pieces.
+    const bytes = new TextEncoder().encode(`\x1b]52;c;${big}\x07ok\x1b]7;x\x07`);
+    const sink = { append: () => {}, appendText: (text: string) => text.length };
+    for (let at = 0; at < bytes.length; at += 50_000) {
+      stream.pushInto(bytes.subarray(at, at + 50_000), sink);
+    }
+    assert.deepEqual(stream.takeOscMarks().map((mark) => mark.osc), ["7;x"]);
   });
 });
