@@ -44,6 +44,8 @@ export interface AnalysisContext {
   aliases?: Record<string, string>;
   /** zsh's global aliases (`alias -g`): replaced wherever they stand as a word, not only first. */
   globalAliases?: Record<string, string>;
+  /** zsh's suffix aliases (`alias -s EXT=PROGRAM`): a command `f.EXT` runs `PROGRAM f.EXT`. */
+  suffixAliases?: Record<string, string>;
   /** The environment the line runs with: functions exported in it (`BASH_FUNC_*`) are checked. */
   env?: Record<string, string>;
 }
@@ -115,6 +117,56 @@ function expandFollowingAliases(
   return text + rest;
 }
 
+/**
+ * Words the shell reads as syntax, which it still alias-expands in command
+ * position (`alias if='touch m; if'`); the parser sees them as keywords, not
+ * commands, so aliases of them are replaced wherever they stand, as global
+ * ones are.
+ */
+const RESERVED = new Set([
+  "!",
+  "[[",
+  "]]",
+  "{",
+  "}",
+  "case",
+  "coproc",
+  "do",
+  "done",
+  "elif",
+  "else",
+  "end",
+  "esac",
+  "fi",
+  "for",
+  "foreach",
+  "function",
+  "if",
+  "in",
+  "nocorrect",
+  "noglob",
+  "repeat",
+  "select",
+  "then",
+  "time",
+  "until",
+  "while",
+]);
+
+/**
+ * The aliases a line is checked with wherever they stand as a word: zsh's
+ * global ones and those of reserved words; undefined when there are none.
+ */
+export function aliasesAnywhere(
+  context: Pick<AnalysisContext, "aliases" | "globalAliases">,
+): Record<string, string> | undefined {
+  const anywhere: Record<string, string> = { ...context.globalAliases };
+  for (const [name, value] of Object.entries(context.aliases ?? {})) {
+    if (RESERVED.has(name)) anywhere[name] = value;
+  }
+  return Object.keys(anywhere).length === 0 ? undefined : anywhere;
+}
+
 /** Characters around a word: a global alias is replaced only where it is a whole word. */
 const WORD_EDGE = "[\\s;&|()<>{}`]";
 
@@ -157,13 +209,13 @@ class Analyser {
       this.unknown(`shell strings are nested more than ${MAX_DEPTH} deep`, via);
       return;
     }
-    const global = this.context.globalAliases;
-    if (global !== undefined && !this.#expandingGlobal) {
-      const expanded = expandGlobalAliases(text, global);
+    const anywhere = aliasesAnywhere(this.context);
+    if (anywhere !== undefined && !this.#expandingGlobal) {
+      const expanded = expandGlobalAliases(text, anywhere);
       if (expanded !== text) {
         // The line as the shell runs it is checked too (the line as written, below, as well).
         this.#expandingGlobal = true;
-        this.line(expanded, [...via, "global alias"], depth + 1);
+        this.line(expanded, [...via, "an alias in the line"], depth + 1);
         this.#expandingGlobal = false;
       }
     }
@@ -201,7 +253,7 @@ class Analyser {
     for (const found of contents.commands) {
       this.command(found.words, found.via, false, found.stdin, depth);
       const alias = found.afterName !== undefined
-        ? this.context.aliases?.[found.words[0].text]
+        ? this.context.aliases?.[found.words[0].text] ?? this.#suffixAlias(found.words[0])
         : undefined;
       if (alias !== undefined && !this.#expanding.has(found.words[0].text)) {
         // The shell runs the alias's text in the word's place: check that too.
@@ -217,6 +269,14 @@ class Analyser {
   }
 
   readonly #expanding = new Set<string>();
+
+  /** zsh: `PROGRAM WORD ` for a command word `f.EXT` with a suffix alias (`alias -s EXT=PROGRAM`). */
+  #suffixAlias(word: Word): string | undefined {
+    const extension = /\.([^./]+)$/.exec(word.text)?.[1];
+    const program = extension === undefined ? undefined : this.context.suffixAliases?.[extension];
+    return program === undefined || word.dynamic ? undefined : `${program} ${word.text}`;
+  }
+
   /** Global aliases are being replaced (in the text they were replaced in). */
   #expandingGlobal = false;
 

@@ -98,6 +98,7 @@ function analysisContext(context: PolicyContext) {
     home: context.env.HOME ?? "",
     aliases: context.aliases,
     globalAliases: context.globalAliases,
+    suffixAliases: context.suffixAliases,
     env: context.env,
   };
 }

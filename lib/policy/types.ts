@@ -81,6 +81,8 @@ export interface PolicyContext {
   aliases?: Record<string, string>;
   /** zsh's global aliases: a word anywhere in the line that is one is checked as its value. */
   globalAliases?: Record<string, string>;
+  /** zsh's suffix aliases: a command `f.EXT` is checked as `PROGRAM f.EXT`. */
+  suffixAliases?: Record<string, string>;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

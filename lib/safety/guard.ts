@@ -47,8 +47,9 @@ export interface CommandCheck {
   envNames?: string[];
   /** The shell's aliases, for lines typed into a shell. */
   aliases?: Record<string, string>;
-  /** zsh's global aliases, for lines typed into zsh. */
+  /** zsh's global and suffix aliases, for lines typed into zsh. */
   globalAliases?: Record<string, string>;
+  suffixAliases?: Record<string, string>;
   /**
    * The rule whose "ask" was approved moments ago for this same line when it
    * was sent (a session's exec, then checked again by the shell's hook): an
@@ -233,6 +234,7 @@ export class Guard {
       env: check.env,
       ...(check.aliases ? { aliases: check.aliases } : {}),
       ...(check.globalAliases ? { globalAliases: check.globalAliases } : {}),
+      ...(check.suffixAliases ? { suffixAliases: check.suffixAliases } : {}),
     };
     const found = this.policy === null
       ? null
@@ -320,6 +322,7 @@ export class Guard {
       env: Record<string, string>;
       aliases?: Record<string, string>;
       globalAliases?: Record<string, string>;
+      suffixAliases?: Record<string, string>;
       preApproved?: RuleMatch;
       /** Who sent the line: typed (default), or a session's exec that typed it. */
       origin?: CommandOrigin;

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { expandGlobalAliases } from "../policy/analyse.ts";
+import { aliasesAnywhere, expandGlobalAliases } from "../policy/analyse.ts";
 import type { CommandVerdict, RuleMatch } from "../policy/types.ts";
 import type { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";
@@ -33,8 +33,16 @@ export interface ShellLine {
   cwd: string;
   path: string;
   aliases: Record<string, string>;
-  /** zsh's global aliases. */
+  /** zsh's global and suffix aliases. */
   globalAliases?: Record<string, string>;
+  suffixAliases?: Record<string, string>;
+}
+
+/** Whether the shell runs `word`, in command position, as one of its aliases (or a suffix alias). */
+function namedByAlias(word: string, shell: ShellLine): boolean {
+  const extension = /\.([^./]+)$/.exec(word)?.[1];
+  return Object.hasOwn(shell.aliases, word) ||
+    (extension !== undefined && Object.hasOwn(shell.suffixAliases ?? {}, extension));
 }
 
 /** The shell's check of exec's line: whether it is exec's, and exec's verdict when it applies. */
@@ -101,8 +109,9 @@ export class SentLineChecks {
    * the directory and with the PATH exec's check had, and none of the
    * commands exec's check found is named by one of the shell's aliases
    * (which exec's check did not know, and which the policy consults only for
-   * a command's first word), nor any word of the line by a global one: the
-   * policy's inputs are then the same, so is its verdict. Otherwise the shell's check judges the line itself.
+   * a command's first word), nor any word of the line by a global one or
+   * one of a reserved word: the policy's inputs are then the same, so is its
+   * verdict. Otherwise the shell's check judges the line itself.
    */
   takeExecLine(shell: ShellLine): ExecLineMatch {
     const sent = this.#execLine === shell.line;
@@ -112,8 +121,8 @@ export class SentLineChecks {
     if (sent) this.#unchecked = undefined;
     const same = judged !== null && judged.line === shell.line && judged.cwd === shell.cwd &&
       judged.path === shell.path &&
-      !judged.verdict.commands.some((command) => Object.hasOwn(shell.aliases, command.words[0])) &&
-      expandGlobalAliases(shell.line, shell.globalAliases ?? {}) === shell.line;
+      !judged.verdict.commands.some((command) => namedByAlias(command.words[0], shell)) &&
+      expandGlobalAliases(shell.line, aliasesAnywhere(shell) ?? {}) === shell.line;
     return same ? { sent, judged: judged.verdict } : { sent };
   }
 

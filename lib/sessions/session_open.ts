@@ -101,6 +101,7 @@ export function guardTypedLines(
       env: { ...env, PATH: typed.path },
       aliases: typed.aliases,
       globalAliases: typed.globalAliases,
+      suffixAliases: typed.suffixAliases,
       preApproved,
       origin: exec.sent ? "exec" : "typed",
       ...(exec.judged === undefined ? {} : { judged: exec.judged }),

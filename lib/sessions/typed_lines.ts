@@ -24,6 +24,8 @@ export interface TypedLine {
   aliases: Record<string, string>;
   /** zsh's global aliases (`alias -g`), name to value. */
   globalAliases: Record<string, string>;
+  /** zsh's suffix aliases (`alias -s`), extension to program. */
+  suffixAliases: Record<string, string>;
   /** The shell asking (`/usr/bin/bash` or `zsh`), for nested shells. */
   shell: string;
 }
@@ -88,16 +90,23 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
   if (!HEX.test(nonce) || !HEX.test(token)) return null;
   const aliases: Record<string, string> = {};
   const globalAliases: Record<string, string> = {};
+  const suffixAliases: Record<string, string> = {};
   for (const field of rest) {
-    // `NAME=VALUE`, or `=NAME=VALUE` for a global alias (no name starts with "=").
-    const global = field.startsWith("=");
-    const alias = global ? field.slice(1) : field;
+    // `NAME=VALUE`; `=NAME=VALUE` a global alias, `==EXT=VALUE` a suffix one (no name starts with "=").
+    const kind = field.startsWith("==")
+      ? suffixAliases
+      : field.startsWith("=")
+      ? globalAliases
+      : aliases;
+    const alias = field.slice(kind === suffixAliases ? 2 : kind === globalAliases ? 1 : 0);
     const equals = alias.indexOf("=");
-    if (equals > 0) {
-      (global ? globalAliases : aliases)[alias.slice(0, equals)] = alias.slice(equals + 1);
-    }
+    if (equals > 0) kind[alias.slice(0, equals)] = alias.slice(equals + 1);
   }
-  return { typed: { line, cwd, path, aliases, globalAliases, shell }, nonce, token };
+  return {
+    typed: { line, cwd, path, aliases, globalAliases, suffixAliases, shell },
+    nonce,
+    token,
+  };
 }
 
 /**
@@ -217,12 +226,17 @@ async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
     home: "",
     aliases: typed.aliases,
     globalAliases: typed.globalAliases,
+    suffixAliases: typed.suffixAliases,
   });
   const shadow = analysis.functions.find((name) => HOOK_WORDS.has(name));
   if (shadow !== undefined) return `it defines a function named "${shadow}"`;
   for (const command of analysis.commands) {
     const [first, ...rest] = command.words.map((word) => word.text);
     if (MACHINERY.has(first)) return `it runs "${first}"`;
+    // bash `hash -p FILE NAME`, zsh `hash NAME=FILE`: NAME would run a file the check cannot see.
+    if (first === "hash" && rest.some((word) => /^-[a-z]*p/.test(word) || word.includes("="))) {
+      return 'it binds a command name to a file ("hash")';
+    }
     if (first === "unset" && rest.some((word) => /^-[a-z]*f/.test(word))) {
       return 'it runs "unset -f"';
     }

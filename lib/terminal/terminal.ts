@@ -97,7 +97,7 @@ export interface TerminalOptions {
   /**
    * An OSC number private to termbridge (its shell hooks' requests): such
    * strings are kept out of the raw log (so out of attached clients and
-   * recordings) and still reported to `onOsc` listeners.
+   * recordings) and off the screen, and still reported to `onOsc` listeners.
    */
   privateOsc?: number;
 }
@@ -193,7 +193,11 @@ export class Terminal {
     this.#exited = this.#pty.exited.then((status) => {
       const hit = resourceLimitHit(status, options.limits, this.#killedByUs);
       if (hit !== null && this.#limitHit === null) this.#report(hit);
-      if (this.#private !== undefined) this.#raw.append(this.#private.end());
+      if (this.#private !== undefined) {
+        const held = this.#private.end();
+        this.#raw.append(held);
+        this.#emulator?.write(held);
+      }
       const rest = this.#plain.end();
       if (rest !== "") this.#text.appendText(rest);
       this.#exitStatus = status;
@@ -559,11 +563,13 @@ export class Terminal {
   }
 
   #receive(bytes: Uint8Array): void {
-    this.#raw.append(this.#private === undefined ? bytes : this.#private.strip(bytes));
+    // The private requests reach only the OSC listeners: not the raw log, not the screen.
+    const shown = this.#private === undefined ? bytes : this.#private.strip(bytes);
+    this.#raw.append(shown);
     const base = this.#text.totalBytes;
     // Straight into the log, as bytes: a flood makes no strings on the way (see pushInto).
     this.#plain.pushInto(bytes, this.#text);
-    this.#emulator?.write(bytes);
+    this.#emulator?.write(shown);
     for (const { osc, at } of this.#plain.takeOscMarks()) {
       for (const listener of this.#oscListeners) listener(osc, base + at);
     }

@@ -52,6 +52,11 @@ const DENIED: [string, string][] = [
   // zsh's global aliases are replaced anywhere, not only first.
   ["a global alias as an argument", "echo GG"],
   ["a global alias naming another", "echo G1"],
+  // Reserved words are alias-expanded in command position, though the parser reads them as syntax.
+  ["an alias of a reserved word", "if true; then echo; fi"],
+  ["an alias of a brace", "{ echo; }"],
+  // zsh's suffix aliases: `notes.txt` runs `touch notes.txt`.
+  ["a suffix alias", "./notes.txt"],
   ["symlink on PATH", "x m"],
   ["symlink by path", `${"./"}x m`],
   // Constructs.
@@ -157,8 +162,16 @@ describe("policy: a deny rule is not fooled", () => {
     test(`${name}: ${JSON.stringify(line)}`, async () => {
       const verdict = await denyTouch().checkLine(line, {
         ...context,
-        aliases: { harmless: "touch", e: "echo ", e2: "e ", sneaky: "; touch m" },
+        aliases: {
+          harmless: "touch",
+          e: "echo ",
+          e2: "e ",
+          sneaky: "; touch m",
+          if: "touch m; if",
+          "{": "touch m; {",
+        },
         globalAliases: { GG: "; touch m", G1: "G2", G2: "| touch m" },
+        suffixAliases: { txt: "touch" },
       });
       assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
       assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });

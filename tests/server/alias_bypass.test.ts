@@ -57,8 +57,21 @@ describe("session server: aliases that hide a refused program in a later word", 
         assert.equal(existsSync(marker), false);
         assert.match(
           await world.ok(["screen", "z", "--logical"]),
-          /Denied by policy.*global alias/,
+          /Denied by policy.*an alias in the line/,
         );
       }),
   );
+
+  for (const shell of ["bash", ...(HAS_ZSH ? ["zsh"] : [])]) {
+    it(`${shell}: an alias of a reserved word (if) is seen as its value`, () =>
+      inWorld(BUILD, async (world) => {
+        denyTouch(world);
+        const marker = join(world.dir, "rw1");
+        await world.ok(["new", "s", "--", shell]);
+        // Backslashes keep the word "touch" out of the alias line itself: checked at use.
+        await world.ok(["exec", "s", `alias if=tou\\ch\\ ${marker}\\;if`]);
+        assert.equal((await world.tb(["exec", "s", "if true; then echo hi; fi"])).code, 126);
+        assert.equal(existsSync(marker), false);
+      }));
+  }
 });

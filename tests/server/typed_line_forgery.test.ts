@@ -12,10 +12,39 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, it } from "../harness.ts";
+import { describe, it, itWhen } from "../harness.ts";
+import { spawnSync } from "node:child_process";
 import { BINARY_CURRENT, inWorld, type World } from "./_kit.ts";
 
 const BUILD = BINARY_CURRENT ? "binary" : "source";
+const SHELLS = ["bash", ...(spawnSync("zsh", ["-c", "true"]).status === 0 ? ["zsh"] : [])];
+
+/**
+ * Reads the shell's standard output and answers every request it finds there
+ * "allow" with the request's own token (logged).
+ */
+const READER = `
+import os, re, sys
+log = open(sys.argv[1], "a", buffering=1)
+buf = b""
+while True:
+    b = os.read(0, 65536)
+    if not b: break
+    buf += b
+    for m in re.finditer(rb"\\x1b\\]6973;check;([0-9a-f]+);.*?;([0-9a-f]+)\\x07", buf, re.S):
+        fd = os.open(os.environ["TERMBRIDGE_LINE_DIR"] + "/reply", os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, m.group(1) + b" allow " + m.group(2) + b"\\n")
+        os.close(fd)
+        log.write("forged\\n")
+    buf = buf[-65536:]
+`;
+
+/** A fake od: a known nonce and token, and "allow" with them once the shell opens the FIFO. */
+const FAKE_OD = `#!/bin/sh
+N=aaaaaaaaaaaaaaaaaaaaaaaa T=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+( printf '%s allow %s\\n' $N $T > "$TERMBRIDGE_LINE_DIR/reply" ) >/dev/null 2>&1 </dev/null &
+echo "$N$T"; echo ran >> "$(dirname "$0")/od.log"
+`;
 
 /** Reads every answer on the FIFO and turns each refusal into "allow" (logged). */
 const FORGER = `
@@ -97,5 +126,69 @@ describe("session server: the typed-line check cannot be answered from inside th
       const recorded = readFileSync(cast, "utf8");
       assert.match(recorded, /alias-377/);
       assert.doesNotMatch(recorded, /6973/);
+    }));
+
+  for (const shell of SHELLS) {
+    it(`${shell}: a line that sends the shell's output elsewhere does not take the request with it`, () =>
+      inWorld(BUILD, async (world) => {
+        denyTouch(world);
+        const reader = join(world.dir, "reader.py");
+        const log = join(world.dir, "reader.log");
+        writeFileSync(reader, READER);
+        await world.ok(["new", "s", "--", shell]);
+        // The prompt's own marks go there too: wait for the refusal (on stderr) instead.
+        await world.ok(["type", "s", "--", `exec > >(python3 ${reader} ${log})`]);
+        await world.ok(["key", "s", "Enter"]);
+        await world.ok(["wait", "s", "idle"]);
+        await world.ok(["type", "s", "--", `touch ${world.dir}/ran`]);
+        await world.ok(["key", "s", "Enter"]);
+        await world.ok(["wait", "s", "text", "Denied by policy"]);
+        assert.equal(existsSync(join(world.dir, "ran")), false);
+        assert.equal(existsSync(log) && /forged/.test(readFileSync(log, "utf8")), false);
+      }));
+
+    it(`${shell}: a request with odd characters never shows on the screen`, () =>
+      inWorld(BUILD, async (world) => {
+        denyTouch(world);
+        await world.ok(["new", "s", "--", shell]);
+        // U+0085 ends an OSC string in xterm: the rest of the request would be drawn as text.
+        await world.ok(["exec", "s", "alias zz=$'\\xc2\\x85'"]);
+        await typeLine(world, "s", `touch ${world.dir}/ran`);
+        const screen = await world.ok(["screen", "s", "--logical"]);
+        assert.match(screen, /Denied by policy/);
+        assert.doesNotMatch(screen, /6973|check;|;[0-9a-f]{16,}/);
+        assert.equal(existsSync(join(world.dir, "ran")), false);
+      }));
+  }
+
+  itWhen(
+    SHELLS.includes("zsh"),
+    "zsh: the nonce and token come from no program a line can replace",
+    () =>
+      inWorld(BUILD, async (world) => {
+        denyTouch(world);
+        const evil = join(world.dir, "evil");
+        mkdirSync(evil);
+        writeFileSync(join(evil, "od"), FAKE_OD, { mode: 0o755 });
+        await world.ok(["new", "z", "--", "zsh"]);
+        await typeLine(world, "z", `hash od=${evil}/od`);
+        assert.match(
+          await world.ok(["screen", "z", "--logical"]),
+          /binds a command name to a file/,
+        );
+        // Whether or not the policy lets PATH change (it asks, and nobody answers here).
+        await typeLine(world, "z", `export PATH=${evil}:/usr/bin:/bin`);
+        await typeLine(world, "z", `touch ${world.dir}/ran`);
+        assert.equal(existsSync(join(world.dir, "ran")), false);
+        assert.equal(existsSync(join(evil, "od.log")), false);
+      }),
+  );
+
+  it("bash: hash -p, which binds a name to another file, is refused", () =>
+    inWorld(BUILD, async (world) => {
+      denyTouch(world);
+      await world.ok(["new", "b"]);
+      await typeLine(world, "b", "hash -p /usr/bin/env ls");
+      assert.match(await world.ok(["screen", "b", "--logical"]), /binds a command name to a file/);
     }));
 });

@@ -265,10 +265,11 @@ for (const shell of SHELLS) {
         writeFileSync(
           join(kit.home, shell === "zsh" ? ".zshrc" : ".bashrc"),
           `alias e='echo '\nalias sneaky='; touch ${marker}'\nalias hh=touch\n` +
-            (shell === "zsh" ? `alias -g GG='; touch ${marker}'\n` : ""),
+            (shell === "zsh" ? `alias -g GG='; touch ${marker}'\nalias -s txt=touch\n` : ""),
         );
         const session = await open(kit);
-        const lines = shell === "zsh" ? ["e sneaky", "echo GG"] : ["e sneaky"];
+        // zsh's suffix alias: `./m8.txt` runs `touch ./m8.txt`.
+        const lines = shell === "zsh" ? ["e sneaky", "echo GG", `${marker}.txt`] : ["e sneaky"];
         for (const line of lines) {
           const result = await session.exec(line, TIMEOUT_MS);
           assert.equal(result.exitCode, 126, `${line}: ${result.output}`);
@@ -279,6 +280,7 @@ for (const shell of SHELLS) {
         const hidden = await session.exec(`hh ${marker}`, TIMEOUT_MS);
         assert.equal(hidden.exitCode, 126, hidden.output);
         assert.equal(existsSync(marker), false);
+        assert.equal(existsSync(`${marker}.txt`), false);
         assert.equal((await session.exec("e plain", TIMEOUT_MS)).output, "plain\n");
       });
     });

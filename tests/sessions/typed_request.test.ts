@@ -1,6 +1,6 @@
 /**
  * The shell's typed-line request as termbridge reads it: fields escaped by
- * the hook, aliases and global aliases, and requests cut short never taken
+ * the hook, aliases (plain, global and suffix ones), and requests cut short never taken
  * for one (their last field, the token, is missing).
  * @module
  */
@@ -15,7 +15,7 @@ const TOKEN = "fedcba9876543210";
 describe("sessions: the typed-line request", () => {
   it("reads the fields, unescaping what the hook escaped", () => {
     const request = parseCheckRequest(
-      `6973;check;${NONCE};/bin/bash;/tmp/a\\:b;/usr/bin;echo "x\\:y" \\\\ \\n\\e\\s;ll=ls -l;=G=| grep x;${TOKEN}`,
+      `6973;check;${NONCE};/bin/bash;/tmp/a\\:b;/usr/bin;echo "x\\:y" \\\\ \\n\\e\\s;ll=ls -l;=G=| grep x;==txt=vim;${TOKEN}`,
     );
     assert.deepEqual(request, {
       nonce: NONCE,
@@ -27,6 +27,7 @@ describe("sessions: the typed-line request", () => {
         line: 'echo "x;y" \\ \n\x1b\x9c',
         aliases: { ll: "ls -l" },
         globalAliases: { G: "| grep x" },
+        suffixAliases: { txt: "vim" },
       },
     });
   });
@@ -40,6 +41,7 @@ describe("sessions: the typed-line request", () => {
       line: "",
       aliases: {},
       globalAliases: {},
+      suffixAliases: {},
     });
   });
 
