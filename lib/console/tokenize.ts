@@ -125,8 +125,10 @@ const PLAIN = /^[A-Za-z0-9_@%+=:,./~^-]+$/;
  */
 export function quoteWord(word: string): string {
   if (PLAIN.test(word) && !word.startsWith("#")) return word;
+  // One quoted string, always: text commands (type, wait text) take such a word as it is, but
+  // keep the quotes of one made of several pieces ('a'\''b'), so ' goes in double quotes.
   // deno-lint-ignore no-control-regex
-  if (!/[\x00-\x1f\x7f]/.test(word)) return `'${word.replaceAll("'", `'\\''`)}'`;
+  if (!/[\x00-\x1f\x7f']/.test(word)) return `'${word}'`;
   let quoted = '"';
   for (const c of word) {
     const control = Object.entries(CONTROL_ESCAPES).find(([, value]) => value === c);

@@ -11,8 +11,9 @@
 import { closeSync, constants, fstatSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { runtime } from "../runtime/mod.ts";
-import { analyseLine } from "../policy/analyse.ts";
+import { analyseLine, expandGlobalAliases } from "../policy/analyse.ts";
 import { loadShellParser } from "../policy/parser.ts";
+import type { Word } from "../policy/words.ts";
 
 /** A line a shell is about to run. */
 export interface TypedLine {
@@ -143,7 +144,7 @@ export class TypedLineChannel {
     const tampering = await tampersWithCheck(typed);
     if (tampering !== null) {
       reply = `deny the line would change termbridge's typed-line check (${tampering})`;
-    } else if (await isIncomplete(typed)) {
+    } else if (await isIncomplete(typed) && !(await completeWithAliases(typed))) {
       // Nothing runs until the command is complete; then all of it is checked.
       reply = `more ${token}`;
     } else {
@@ -216,10 +217,58 @@ const HOOK_WORDS = new Set([
   "zle",
 ]);
 
+/** Names of the hooks' own state, and readline's, which a line must not touch. */
+const HOOK_NAMES = /__tb_|__termbridge|TERMBRIDGE_|READLINE_/;
+
+/**
+ * zsh's tables of the shell's own state (zsh/parameter): assigning to one
+ * replaces a function (the check's own), an alias, an option or the file a
+ * command name runs.
+ */
+const SHELL_TABLES =
+  /(^|[\s;&|({])(dis_)?(functions|functions_source|builtins|aliases|galiases|saliases|reswords|options|parameters|modules|commands|widgets|keymaps)(\[[^\]]*\])?\+?=/;
+
+/** Builtins that set variables named by their arguments. */
+const SETTERS = new Set([
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "integer",
+  "float",
+  "unset",
+  "read",
+  "mapfile",
+  "readarray",
+  "getopts",
+  "let",
+  "printf",
+  "vared",
+  "zparseopts",
+  "sysread",
+]);
+
+/** An argument that assigns to a name written in the line (`NAME=`, `NAME[...]+=`). */
+const STATIC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+
 /** Why a line would switch the check off or around it, or null. */
 async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
-  const named = /__tb_|__termbridge|TERMBRIDGE_/.exec(typed.line);
+  const named = HOOK_NAMES.exec(typed.line);
   if (named !== null) return `it names "${named[0]}"`;
+  // `#` starts a comment only with interactive_comments (zsh's is off by default and
+  // termbridge's start-up file turns it on): the check reads the line that way.
+  if (
+    typed.line.toLowerCase().replaceAll("_", "").includes("interactivecomments") ||
+    /(^|[\s;&|(])(set|setopt|unsetopt)\s+[-+][a-zA-Z]*k/.test(typed.line)
+  ) {
+    return "it changes how the shell reads # comments";
+  }
+  const table = SHELL_TABLES.exec(typed.line);
+  if (table !== null) return `it changes the shell's "${table[3]}" table`;
+  if (/\$\{\([^)]*P[^)]*\)[^}]*=/.test(typed.line)) {
+    return "it assigns through a name held in another variable (zsh's P flag)";
+  }
   const analysis = analyseLine(await loadShellParser(), typed.line, {
     cwd: typed.cwd,
     path: typed.path,
@@ -231,7 +280,11 @@ async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
   const shadow = analysis.functions.find((name) => HOOK_WORDS.has(name));
   if (shadow !== undefined) return `it defines a function named "${shadow}"`;
   for (const command of analysis.commands) {
-    const [first, ...rest] = command.words.map((word) => word.text);
+    const words = withoutPrefixes(command.words);
+    if (words.length === 0) continue;
+    const [first, ...rest] = words.map((word) => word.text);
+    const hidden = words.find((word) => !word.dynamic && HOOK_NAMES.test(word.text));
+    if (hidden !== undefined) return `it names "${HOOK_NAMES.exec(hidden.text)?.[0]}"`;
     if (MACHINERY.has(first)) return `it runs "${first}"`;
     // bash `hash -p FILE NAME`, zsh `hash NAME=FILE`: NAME would run a file the check cannot see.
     if (first === "hash" && rest.some((word) => /^-[a-z]*p/.test(word) || word.includes("="))) {
@@ -240,8 +293,48 @@ async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
     if (first === "unset" && rest.some((word) => /^-[a-z]*f/.test(word))) {
       return 'it runs "unset -f"';
     }
+    if (SETTERS.has(first) && setsUnknownName(first, words.slice(1))) {
+      return `it sets a variable whose name is known only when the line runs, or a nameref ("${first}")`;
+    }
   }
   return null;
+}
+
+/** The command's words from its real name on (`builtin declare ...` is `declare ...`). */
+function withoutPrefixes(words: Word[]): Word[] {
+  let at = 0;
+  while (
+    at < words.length && ["builtin", "command", "noglob", "nocorrect", "-"].includes(words[at].text)
+  ) {
+    at++;
+    while (at < words.length && /^-[a-zA-Z]+$/.test(words[at].text)) at++; // command -p
+  }
+  return words.slice(at);
+}
+
+/**
+ * Whether a setter's arguments name a variable the line computes, or make a
+ * name refer to another variable (bash's `declare -n`, whose target the
+ * parser does not show).
+ */
+function setsUnknownName(setter: string, args: Word[]): boolean {
+  if (setter === "printf") {
+    const v = args.findIndex((word) => word.text === "-v");
+    return v !== -1 && (args[v + 1]?.dynamic ?? false);
+  }
+  const declaring = ["declare", "typeset", "local"].includes(setter);
+  if (declaring && args.some((word) => /^-[a-zA-Z]*n/.test(word.text))) return true;
+  return args.some((word) => word.dynamic && (setter === "unset" || !STATIC_NAME.test(word.text)));
+}
+
+/**
+ * Whether the line is complete once its aliases are replaced (`alias q='echo "'`
+ * makes `q "; touch m` complete): then it is checked as it is, never answered
+ * "more", which would let the shell run it.
+ */
+async function completeWithAliases(typed: TypedLine): Promise<boolean> {
+  const expanded = expandGlobalAliases(typed.line, { ...typed.aliases, ...typed.globalAliases });
+  return expanded !== typed.line && !(await isIncomplete({ ...typed, line: expanded }));
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { CommandError } from "../../lib/console/errors.ts";
 import { quoteWord, tokenize } from "../../lib/console/tokenize.ts";
+import { parseTextArgs } from "../../lib/console/text_args.ts";
 
 describe("console: tokenize", () => {
   const cases: [string, string[]][] = [
@@ -74,6 +75,11 @@ describe("console: quoteWord", () => {
   for (const word of words) {
     it(`quoteWord: ${JSON.stringify(word)} reads back unchanged`, () => {
       assert.deepEqual(tokenize(`type ${quoteWord(word)}`), ["type", word]);
+    });
+    // A user's report: `termbridge type s "echo 'a b'"` typed the text shell-quoted: the text
+    // commands take a wholly quoted word without its quotes, and other text as written.
+    it(`quoteWord: ${JSON.stringify(word)} is one quoted string for the text commands`, () => {
+      assert.equal(parseTextArgs("type", quoteWord(word)).text, word);
     });
   }
 

@@ -29,6 +29,11 @@ describe("session server: what tmux users reach for", () => {
       const refused = await world.tb(["type", "s"]);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /give the text/);
+      // A user's report: text with a quote in it was typed shell-quoted, 'echo '\''a b'\'''.
+      await world.ok(["type", "s", `echo 'quoted  text' "and $((6*7))"\n`]);
+      await world.ok(["wait", "s", "regex", "^quoted  text and 42$"]);
+      await world.ok(["type", "s", "--literal", "echo", `"it's"\n`]);
+      await world.ok(["wait", "s", "regex", "^it's$"]);
     }));
 
   it("help keys lists the key names, -v is --version, wait --json has the capture groups", () =>

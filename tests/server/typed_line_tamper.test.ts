@@ -1,0 +1,141 @@
+/**
+ * A review's reports, each reproduced through the built binary before the
+ * fix: lines and keys that made a line the policy refuses (`touch`) run
+ * anyway, by changing the hook's state, the shell's reading of the line, or
+ * by running the line (or its substitutions) without Enter. Each case sets
+ * up, attacks, and the marker file the refused `touch` would make must not
+ * exist.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { describe, itWhen } from "../harness.ts";
+import { BINARY_CURRENT, inWorld, type World } from "./_kit.ts";
+
+const BUILD = BINARY_CURRENT ? "binary" : "source";
+const HAS_ZSH = spawnSync("zsh", ["-c", "true"]).status === 0;
+
+/** A step: a line typed and Enter (then the prompt), or raw keys typed as they are. */
+type Step = { line: string } | { keys: string };
+
+interface Case {
+  name: string;
+  shell: "bash" | "zsh";
+  /** Run with `exec` first (allowed lines that set things up). */
+  setup?: string[];
+  /** `%M%` in a step is the marker's path. */
+  steps: Step[];
+  /** What the screen must say as well. */
+  says?: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    name: "a hook variable made read-only through a name built at run time",
+    shell: "bash",
+    steps: [{ line: "a=_; readonly $a${a}tb_verdict=allow" }, { line: "touch %M%" }],
+  },
+  {
+    name: "a hook variable made read-only through a name built at run time",
+    shell: "zsh",
+    steps: [{ line: "a=_; typeset -gr $a${a}tb_verdict=allow" }, { line: "touch %M%" }],
+  },
+  {
+    name: "the check function replaced through zsh's functions table",
+    shell: "zsh",
+    steps: [
+      { line: 'a=_; functions[$a${a}termbridge_ask]="return 40"' },
+      { line: "touch %M%" },
+    ],
+  },
+  {
+    name: "# read as a comment by the check but not by the shell",
+    shell: "zsh",
+    steps: [{ line: "echo # ; touch %M%" }],
+  },
+  {
+    name: "# read as a comment by the check but not by the shell",
+    shell: "bash",
+    steps: [{ line: "shopt -u interactive_comments" }, { line: "echo # ; touch %M%" }],
+  },
+  {
+    name: "history quick substitution (^old^new) of a refused line",
+    shell: "bash",
+    steps: [{ line: "touch %M%.0" }, { line: "^.0^" }],
+  },
+  {
+    name: "history quick substitution (^old^new) of a refused line",
+    shell: "zsh",
+    steps: [{ line: "touch %M%.0" }, { line: "^.0^" }],
+  },
+  {
+    name: "an alias that opens a quote makes the line look unfinished",
+    shell: "bash",
+    setup: [`alias q='echo "'`],
+    steps: [{ line: 'q "; touch %M%' }],
+  },
+  {
+    name: "Esc-1 Esc-# (insert-comment with an argument) runs the line",
+    shell: "bash",
+    steps: [{ keys: "#touch %M%" }, { keys: "\x1b1\x1b#" }],
+  },
+  {
+    name: "Esc Ctrl+E (shell-expand-line) runs the line's substitutions",
+    shell: "bash",
+    steps: [{ keys: "echo $(touch %M%)" }, { keys: "\x1b\x05" }],
+  },
+  {
+    name: "Tab (expand-or-complete) runs the line's substitutions",
+    shell: "zsh",
+    steps: [{ keys: "echo $(touch %M%)" }, { keys: "\t" }],
+  },
+  {
+    name: "SRANDOM made a name for the seeded RANDOM",
+    shell: "bash",
+    says: /it sets a variable whose name is known only when the line runs, or a nameref/,
+    steps: [{ line: "unset SRANDOM; declare -n SRANDOM=RANDOM; RANDOM=7" }, {
+      line: "touch %M%",
+    }],
+  },
+];
+
+function denyTouch(world: World): void {
+  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
+  writeFileSync(
+    join(world.dir, "config", "termbridge", "termbridge.jsonc"),
+    '{ "policy": { "deny": ["touch"] } }',
+  );
+}
+
+describe("session server: lines and keys that would get a refused line past the check", () => {
+  for (const c of CASES) {
+    itWhen(
+      c.shell === "bash" || HAS_ZSH,
+      `${c.shell}: ${c.name}`,
+      () =>
+        inWorld(BUILD, async (world) => {
+          denyTouch(world);
+          const marker = join(world.dir, "m");
+          await world.ok(["new", "s", "--", c.shell]);
+          for (const line of c.setup ?? []) await world.ok(["exec", "s", line]);
+          for (const step of c.steps) {
+            if ("keys" in step) {
+              await world.ok(["type", "s", "--", step.keys.replaceAll("%M%", marker)]);
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              continue;
+            }
+            await world.ok(["type", "s", "--", step.line.replaceAll("%M%", marker)]);
+            await world.ok(["key", "s", "Enter"]);
+            await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const screen = await world.ok(["screen", "s", "--logical"]);
+          assert.equal(existsSync(marker), false, screen);
+          if (c.says !== undefined) assert.match(screen, c.says);
+        }),
+    );
+  }
+});
