@@ -7,7 +7,15 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,6 +68,12 @@ export class World {
       TMPDIR: join(this.dir, "tmp"),
     };
     mkdirSync(this.env.TMPDIR);
+  }
+
+  /** Writes the user's configuration file (termbridge.jsonc) in this world. */
+  configure(config: string): void {
+    mkdirSync(join(this.dir, "config", "termbridge"), { recursive: true });
+    writeFileSync(join(this.dir, "config", "termbridge", "termbridge.jsonc"), config);
   }
 
   /** The default server's socket in this world. */

@@ -8,27 +8,20 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, it, itWhen } from "../harness.ts";
-import { BINARY_CURRENT, inWorld, type World } from "./_kit.ts";
+import { BINARY_CURRENT, inWorld } from "./_kit.ts";
 
 const BUILD = BINARY_CURRENT ? "binary" : "source";
+const DENY_TOUCH = '{ "policy": { "deny": ["touch"] } }';
 const HAS_ZSH = spawnSync("zsh", ["-c", "true"]).status === 0;
-
-function denyTouch(world: World): void {
-  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
-  writeFileSync(
-    join(world.dir, "config", "termbridge", "termbridge.jsonc"),
-    '{ "policy": { "deny": ["touch"] } }',
-  );
-}
 
 describe("session server: aliases that hide a refused program in a later word", () => {
   it("bash: the word after an alias ending in a blank is seen as the alias it is", () =>
     inWorld(BUILD, async (world) => {
-      denyTouch(world);
+      world.configure(DENY_TOUCH);
       const marker = join(world.dir, "b1");
       await world.ok(["new", "b"]);
       await world.ok(["exec", "b", `alias e='echo '; alias YY='; touch ${marker}'`]);
@@ -46,7 +39,7 @@ describe("session server: aliases that hide a refused program in a later word", 
     "zsh: a global alias anywhere in the line is seen as its value",
     () =>
       inWorld(BUILD, async (world) => {
-        denyTouch(world);
+        world.configure(DENY_TOUCH);
         const marker = join(world.dir, "g1");
         await world.ok(["new", "z", "--", "zsh"]);
         await world.ok(["exec", "z", `alias -g XX='; touch ${marker}'`]);
@@ -65,7 +58,7 @@ describe("session server: aliases that hide a refused program in a later word", 
   for (const shell of ["bash", ...(HAS_ZSH ? ["zsh"] : [])]) {
     it(`${shell}: an alias of a reserved word (if) is seen as its value`, () =>
       inWorld(BUILD, async (world) => {
-        denyTouch(world);
+        world.configure(DENY_TOUCH);
         const marker = join(world.dir, "rw1");
         await world.ok(["new", "s", "--", shell]);
         // Backslashes keep the word "touch" out of the alias line itself: checked at use.

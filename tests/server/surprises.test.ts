@@ -6,15 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import { describe, it, itWhen } from "../harness.ts";
@@ -33,11 +25,6 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20
     if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-function configure(world: World, config: string): void {
-  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
-  writeFileSync(join(world.dir, "config", "termbridge", "termbridge.jsonc"), config);
 }
 
 /** Runs tmux on the world's private tmux socket and returns its stdout. */
@@ -72,7 +59,7 @@ async function paneShows(world: World, pattern: RegExp, what: string): Promise<s
 describe("session server: no silent surprises", () => {
   it("idleTimeout closes a session nobody uses; kill-server's log line says why it stopped", () =>
     inWorld(BUILD, async (world) => {
-      configure(world, '{ "idleTimeout": 1 }');
+      world.configure('{ "idleTimeout": 1 }');
       await world.ok(["new", "idle"]);
       await until(
         async () => !(await world.ok(["ls"])).includes("idle"),

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "../harness.ts";
 import { BINARY_CURRENT, inWorld, type World } from "./_kit.ts";
@@ -17,11 +17,6 @@ const BUILD = BINARY_CURRENT ? "binary" : "source";
 async function row(world: World, name: string): Promise<Record<string, unknown>> {
   const listed = JSON.parse(await world.ok(["ls", "--json"]));
   return listed.sessions.find((s: { name: string }) => s.name === name);
-}
-
-function configure(world: World, config: string): void {
-  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
-  writeFileSync(join(world.dir, "config", "termbridge", "termbridge.jsonc"), config);
 }
 
 describe("session server: truthful exit statuses and states", () => {
@@ -48,7 +43,7 @@ describe("session server: truthful exit statuses and states", () => {
 
   it("a bad line, an unknown session, a busy session and a refusal each have their status", () =>
     inWorld(BUILD, async (world) => {
-      configure(world, '{ "policy": { "deny": ["touch"] } }');
+      world.configure('{ "policy": { "deny": ["touch"] } }');
       const bad = await world.tb(["new", "bad name"]);
       assert.equal(bad.code, 2, bad.stderr);
       await world.ok(["new", "a"]);
@@ -87,7 +82,7 @@ describe("session server: truthful exit statuses and states", () => {
 
   it("read --since-last shows an exec'd line once, and the audit log has one event for it", () =>
     inWorld(BUILD, async (world) => {
-      configure(world, '{ "policy": { "deny": ["touch"] } }');
+      world.configure('{ "policy": { "deny": ["touch"] } }');
       await world.ok(["new", "r"]);
       await world.ok(["read", "r", "--since-last"]);
       assert.equal(await world.ok(["exec", "r", "echo one-$((40+2))"]), "one-42\n");

@@ -17,6 +17,7 @@ import { spawnSync } from "node:child_process";
 import { BINARY_CURRENT, inWorld, type World } from "./_kit.ts";
 
 const BUILD = BINARY_CURRENT ? "binary" : "source";
+const DENY_TOUCH = '{ "policy": { "deny": ["touch"] } }';
 const SHELLS = ["bash", ...(spawnSync("zsh", ["-c", "true"]).status === 0 ? ["zsh"] : [])];
 
 /**
@@ -64,14 +65,6 @@ while True:
             os.write(fd, line + b"\\n")
 `;
 
-function denyTouch(world: World): void {
-  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
-  writeFileSync(
-    join(world.dir, "config", "termbridge", "termbridge.jsonc"),
-    '{ "policy": { "deny": ["touch"] } }',
-  );
-}
-
 /** Types `line` and Enter into session `name`, and waits for the prompt. */
 async function typeLine(world: World, name: string, line: string): Promise<void> {
   await world.ok(["type", name, "--", line]);
@@ -82,7 +75,7 @@ async function typeLine(world: World, name: string, line: string): Promise<void>
 describe("session server: the typed-line check cannot be answered from inside the session", () => {
   it("a program that rewrites the shell's answers cannot make a refused line run", () =>
     inWorld(BUILD, async (world) => {
-      denyTouch(world);
+      world.configure(DENY_TOUCH);
       const script = join(world.dir, "forge.py");
       const log = join(world.dir, "forge.log");
       writeFileSync(script, FORGER);
@@ -105,7 +98,7 @@ describe("session server: the typed-line check cannot be answered from inside th
 
   it("the request with its token stays out of recordings; odd lines and many aliases still work", () =>
     inWorld(BUILD, async (world) => {
-      denyTouch(world);
+      world.configure(DENY_TOUCH);
       const cast = join(world.dir, "s.cast");
       await world.ok(["new", "s", "--record", cast]);
       // More aliases than the terminal's old 4 KiB mark limit, one with ; and a newline.
@@ -131,7 +124,7 @@ describe("session server: the typed-line check cannot be answered from inside th
   for (const shell of SHELLS) {
     it(`${shell}: a line that sends the shell's output elsewhere does not take the request with it`, () =>
       inWorld(BUILD, async (world) => {
-        denyTouch(world);
+        world.configure(DENY_TOUCH);
         const reader = join(world.dir, "reader.py");
         const log = join(world.dir, "reader.log");
         writeFileSync(reader, READER);
@@ -149,7 +142,7 @@ describe("session server: the typed-line check cannot be answered from inside th
 
     it(`${shell}: a request with odd characters never shows on the screen`, () =>
       inWorld(BUILD, async (world) => {
-        denyTouch(world);
+        world.configure(DENY_TOUCH);
         await world.ok(["new", "s", "--", shell]);
         // U+0085 ends an OSC string in xterm: the rest of the request would be drawn as text.
         await world.ok(["exec", "s", "alias zz=$'\\xc2\\x85'"]);
@@ -166,7 +159,7 @@ describe("session server: the typed-line check cannot be answered from inside th
     "zsh: the nonce and token come from no program a line can replace",
     () =>
       inWorld(BUILD, async (world) => {
-        denyTouch(world);
+        world.configure(DENY_TOUCH);
         const evil = join(world.dir, "evil");
         mkdirSync(evil);
         writeFileSync(join(evil, "od"), FAKE_OD, { mode: 0o755 });
@@ -186,7 +179,7 @@ describe("session server: the typed-line check cannot be answered from inside th
 
   it("bash: hash -p, which binds a name to another file, is refused", () =>
     inWorld(BUILD, async (world) => {
-      denyTouch(world);
+      world.configure(DENY_TOUCH);
       await world.ok(["new", "b"]);
       await typeLine(world, "b", "hash -p /usr/bin/env ls");
       assert.match(await world.ok(["screen", "b", "--logical"]), /binds a command name to a file/);

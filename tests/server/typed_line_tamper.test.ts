@@ -9,13 +9,14 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, itWhen } from "../harness.ts";
-import { BINARY_CURRENT, inWorld, type World } from "./_kit.ts";
+import { BINARY_CURRENT, inWorld } from "./_kit.ts";
 
 const BUILD = BINARY_CURRENT ? "binary" : "source";
+const DENY_TOUCH = '{ "policy": { "deny": ["touch"] } }';
 const HAS_ZSH = spawnSync("zsh", ["-c", "true"]).status === 0;
 
 /** A step: a line typed and Enter (then the prompt), or raw keys typed as they are. */
@@ -102,14 +103,6 @@ const CASES: Case[] = [
   },
 ];
 
-function denyTouch(world: World): void {
-  mkdirSync(join(world.dir, "config", "termbridge"), { recursive: true });
-  writeFileSync(
-    join(world.dir, "config", "termbridge", "termbridge.jsonc"),
-    '{ "policy": { "deny": ["touch"] } }',
-  );
-}
-
 describe("session server: lines and keys that would get a refused line past the check", () => {
   for (const c of CASES) {
     itWhen(
@@ -117,7 +110,7 @@ describe("session server: lines and keys that would get a refused line past the 
       `${c.shell}: ${c.name}`,
       () =>
         inWorld(BUILD, async (world) => {
-          denyTouch(world);
+          world.configure(DENY_TOUCH);
           const marker = join(world.dir, "m");
           await world.ok(["new", "s", "--", c.shell]);
           for (const line of c.setup ?? []) await world.ok(["exec", "s", line]);
