@@ -130,7 +130,9 @@ export class Session {
       shellChecksLines: this.#lines !== undefined,
     });
     this.terminal.onOsc((osc, offset) => {
-      if (this.#lines?.handle(osc) !== true) this.#shell.mark(osc, offset);
+      if (this.#lines?.handle(osc) === true) return;
+      if (osc === "133;A") this.#lines?.promptShown();
+      this.#shell.mark(osc, offset);
     });
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) {

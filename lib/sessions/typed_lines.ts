@@ -64,12 +64,14 @@ const HEX = /^[0-9a-f]{8,64}$/;
 /** A check request: what the shell is about to run, the nonce and the token the answer carries. */
 interface CheckRequest {
   typed: TypedLine;
+  /** The earlier lines of a continued command, as the shell holds them (`typed.line` begins with them). */
+  pending: string;
   nonce: string;
   token: string;
 }
 
 /**
- * Reads `6973;check;NONCE;SHELL;CWD;PATH;LINE;ALIAS...;TOKEN`, or null when
+ * Reads `6973;check;NONCE;SHELL;CWD;PATH;PENDING;LINE;ALIAS...;TOKEN`, or null when
  * it is not one. A request cut short (an unescaped terminator in it) loses
  * its last field, the token, so what is left is never taken for a request.
  */
@@ -83,10 +85,11 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
     fields.push(match[1].replace(/\\(.)/g, (_, code: string) => UNESCAPE[code]));
   }
   if (osc.endsWith(";")) fields.push("");
-  if (fields.length < 8 || fields[0] !== String(TYPED_LINE_OSC) || fields[1] !== "check") {
+  if (fields.length < 9 || fields[0] !== String(TYPED_LINE_OSC) || fields[1] !== "check") {
     return null;
   }
-  const [, , nonce, shell, cwd, path, line, ...rest] = fields;
+  const [, , nonce, shell, cwd, path, pending, last, ...rest] = fields;
+  const line = pending + last;
   const token = rest.pop() ?? "";
   if (!HEX.test(nonce) || !HEX.test(token)) return null;
   const aliases: Record<string, string> = {};
@@ -105,6 +108,7 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
   }
   return {
     typed: { line, cwd, path, aliases, globalAliases, suffixAliases, shell },
+    pending,
     nonce,
     token,
   };
@@ -118,6 +122,13 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
 export class TypedLineChannel {
   readonly #dir: string;
   readonly #check: TypedLineCheck;
+  /**
+   * The lines termbridge answered "more" to, which the shell's next request
+   * must carry as its earlier lines: the shell's own copy is a variable that
+   * a line could change (`(( $name = 5 ))`), which would have the rest of
+   * the command checked without its beginning.
+   */
+  #continued = "";
 
   constructor(dir: string, check: TypedLineCheck) {
     this.#dir = dir;
@@ -134,19 +145,29 @@ export class TypedLineChannel {
     return true;
   }
 
+  /** The shell showed its prompt (OSC 133;A): no command is being continued. */
+  promptShown(): void {
+    this.#continued = "";
+  }
+
   /** Removes the session's directory. */
   close(): void {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  async #answer({ typed, nonce, token }: CheckRequest): Promise<void> {
+  async #answer({ typed, pending, nonce, token }: CheckRequest): Promise<void> {
     let reply: string;
+    const continued = this.#continued;
+    this.#continued = "";
     const tampering = await tampersWithCheck(typed);
-    if (tampering !== null) {
+    if (pending !== continued) {
+      reply = "deny the earlier lines of this command are not the ones termbridge checked";
+    } else if (tampering !== null) {
       reply = `deny the line would change termbridge's typed-line check (${tampering})`;
     } else if (await isIncomplete(typed) && !(await completeWithAliases(typed))) {
       // Nothing runs until the command is complete; then all of it is checked.
       reply = `more ${token}`;
+      this.#continued = `${typed.line}\n`;
     } else {
       try {
         const verdict = await this.#check(typed);

@@ -94,6 +94,37 @@ const CASES: Case[] = [
     steps: [{ keys: "echo $(touch %M%)" }, { keys: "\t" }],
   },
   {
+    // The earlier lines of a continued command were a shell variable: arithmetic through a
+    // computed name, run after the prompt hook, put "5" before the next line ("5touch ...").
+    name: "the continued-command state poisoned after the prompt (PROMPT_COMMAND)",
+    shell: "bash",
+    steps: [
+      { line: "n=__t; n+=b_pending" },
+      { line: "PROMPT_COMMAND[10]='(( $n = 5 ))'" },
+      { line: "touch %M%" },
+    ],
+  },
+  {
+    name: "the continued-command state poisoned by a DEBUG trap",
+    shell: "zsh",
+    steps: [
+      { line: "n=__t; n+=b_pending" },
+      { line: "trap '(( $n = 5 ))' DEBUG" },
+      { line: "touch %M%" },
+    ],
+  },
+  {
+    name: "Esc-h (run-help) accepts a line of its own",
+    shell: "zsh",
+    setup: ["alias run-help='touch %M% #'"],
+    steps: [{ keys: "ls" }, { keys: "\x1bh" }],
+  },
+  {
+    name: "Enter in an incremental search (Ctrl+R) runs the line it found",
+    shell: "zsh",
+    steps: [{ line: "touch %M%" }, { keys: "\x12touch" }, { keys: "\r" }],
+  },
+  {
     name: "SRANDOM made a name for the seeded RANDOM",
     shell: "bash",
     says: /it sets a variable whose name is known only when the line runs, or a nameref/,
@@ -113,7 +144,9 @@ describe("session server: lines and keys that would get a refused line past the 
           world.configure(DENY_TOUCH);
           const marker = join(world.dir, "m");
           await world.ok(["new", "s", "--", c.shell]);
-          for (const line of c.setup ?? []) await world.ok(["exec", "s", line]);
+          for (const line of c.setup ?? []) {
+            await world.ok(["exec", "s", line.replaceAll("%M%", marker)]);
+          }
           for (const step of c.steps) {
             if ("keys" in step) {
               await world.ok(["type", "s", "--", step.keys.replaceAll("%M%", marker)]);

@@ -15,9 +15,10 @@ const TOKEN = "fedcba9876543210";
 describe("sessions: the typed-line request", () => {
   it("reads the fields, unescaping what the hook escaped", () => {
     const request = parseCheckRequest(
-      `6973;check;${NONCE};/bin/bash;/tmp/a\\:b;/usr/bin;echo "x\\:y" \\\\ \\n\\e\\s;ll=ls -l;=G=| grep x;==txt=vim;${TOKEN}`,
+      `6973;check;${NONCE};/bin/bash;/tmp/a\\:b;/usr/bin;;echo "x\\:y" \\\\ \\n\\e\\s;ll=ls -l;=G=| grep x;==txt=vim;${TOKEN}`,
     );
     assert.deepEqual(request, {
+      pending: "",
       nonce: NONCE,
       token: TOKEN,
       typed: {
@@ -33,12 +34,12 @@ describe("sessions: the typed-line request", () => {
   });
 
   it("reads empty fields and no aliases", () => {
-    const request = parseCheckRequest(`6973;check;${NONCE};zsh;/;;;${TOKEN}`);
+    const request = parseCheckRequest(`6973;check;${NONCE};zsh;/;;for i in 1\\n;do echo;${TOKEN}`);
     assert.deepEqual(request?.typed, {
       shell: "zsh",
       cwd: "/",
       path: "",
-      line: "",
+      line: "for i in 1\ndo echo",
       aliases: {},
       globalAliases: {},
       suffixAliases: {},
@@ -46,15 +47,15 @@ describe("sessions: the typed-line request", () => {
   });
 
   it("is null for a request cut short, a stray backslash or a bad nonce or token", () => {
-    const whole = `6973;check;${NONCE};bash;/;/usr/bin;touch m;ll=ls;${TOKEN}`;
+    const whole = `6973;check;${NONCE};bash;/;/usr/bin;;touch m;ll=ls;${TOKEN}`;
     for (
       const osc of [
         whole.slice(0, whole.lastIndexOf(";")), // cut before the token: the alias is not one
-        `6973;check;${NONCE};bash;/;/usr/bin;tou`,
-        `6973;check;${NONCE};bash;/;/usr/bin;touch \\q m;${TOKEN}`,
-        `6973;check;XYZ;bash;/;/usr/bin;touch m;${TOKEN}`,
-        `6973;check;${NONCE};bash;/;/usr/bin;touch m;not-hex`,
-        `6973;other;${NONCE};bash;/;/usr/bin;touch m;${TOKEN}`,
+        `6973;check;${NONCE};bash;/;/usr/bin;;tou`,
+        `6973;check;${NONCE};bash;/;/usr/bin;;touch \\q m;${TOKEN}`,
+        `6973;check;XYZ;bash;/;/usr/bin;;touch m;${TOKEN}`,
+        `6973;check;${NONCE};bash;/;/usr/bin;;touch m;not-hex`,
+        `6973;other;${NONCE};bash;/;/usr/bin;;touch m;${TOKEN}`,
       ]
     ) {
       assert.equal(parseCheckRequest(osc), null, osc);
