@@ -1,0 +1,150 @@
+/**
+ * Lines that would switch the typed-line check off or around it: they
+ * rebind keys, change the hooks' own state (also through a name computed
+ * when the line runs), or change how the shell reads a line behind the
+ * check's back. Refused before the policy is asked.
+ * @module
+ */
+
+import { analyseLine } from "../policy/analyse.ts";
+import { loadShellParser } from "../policy/parser.ts";
+import type { Word } from "../policy/words.ts";
+import type { TypedLine } from "./typed_lines.ts";
+
+/** Builtins that rebind keys, remove functions or switch builtins off: the check's own machinery. */
+const MACHINERY = new Set(["bind", "bindkey", "zle", "unfunction", "enable", "disable", "unhash"]);
+
+/** Names a function must not take: the builtins and keywords the hooks themselves use. */
+const HOOK_WORDS = new Set([
+  "[",
+  "alias",
+  "bind",
+  "bindkey",
+  "builtin",
+  "case",
+  "command",
+  "eval",
+  "exec",
+  "history",
+  "kill",
+  "local",
+  "print",
+  "printf",
+  "read",
+  "return",
+  "set",
+  "test",
+  "typeset",
+  "unset",
+  "zle",
+]);
+
+/** Names of the hooks' own state, and readline's, which a line must not touch. */
+const HOOK_NAMES = /__tb_|__termbridge|TERMBRIDGE_|READLINE_/;
+
+/**
+ * zsh's tables of the shell's own state (zsh/parameter): assigning to one
+ * replaces a function (the check's own), an alias, an option or the file a
+ * command name runs.
+ */
+const SHELL_TABLES =
+  /(^|[\s;&|({])(dis_)?(functions|functions_source|builtins|aliases|galiases|saliases|reswords|options|parameters|modules|commands|widgets|keymaps)(\[[^\]]*\])?\+?=/;
+
+/** Builtins that set variables named by their arguments. */
+const SETTERS = new Set([
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "integer",
+  "float",
+  "unset",
+  "read",
+  "mapfile",
+  "readarray",
+  "getopts",
+  "let",
+  "printf",
+  "vared",
+  "zparseopts",
+  "sysread",
+]);
+
+/** An argument that assigns to a name written in the line (`NAME=`, `NAME[...]+=`). */
+const STATIC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+
+/** Why a line would switch the check off or around it, or null. */
+export async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
+  const named = HOOK_NAMES.exec(typed.line);
+  if (named !== null) return `it names "${named[0]}"`;
+  // `#` starts a comment only with interactive_comments (zsh's is off by default and
+  // termbridge's start-up file turns it on): the check reads the line that way.
+  if (
+    typed.line.toLowerCase().replaceAll("_", "").includes("interactivecomments") ||
+    /(^|[\s;&|(])(set|setopt|unsetopt)\s+[-+][a-zA-Z]*k/.test(typed.line)
+  ) {
+    return "it changes how the shell reads # comments";
+  }
+  const table = SHELL_TABLES.exec(typed.line);
+  if (table !== null) return `it changes the shell's "${table[3]}" table`;
+  if (/\$\{\([^)]*P[^)]*\)[^}]*=/.test(typed.line)) {
+    return "it assigns through a name held in another variable (zsh's P flag)";
+  }
+  const analysis = analyseLine(await loadShellParser(), typed.line, {
+    cwd: typed.cwd,
+    path: typed.path,
+    home: "",
+    aliases: typed.aliases,
+    globalAliases: typed.globalAliases,
+    suffixAliases: typed.suffixAliases,
+  });
+  const shadow = analysis.functions.find((name) => HOOK_WORDS.has(name));
+  if (shadow !== undefined) return `it defines a function named "${shadow}"`;
+  for (const command of analysis.commands) {
+    const words = withoutPrefixes(command.words);
+    if (words.length === 0) continue;
+    const [first, ...rest] = words.map((word) => word.text);
+    const hidden = words.find((word) => !word.dynamic && HOOK_NAMES.test(word.text));
+    if (hidden !== undefined) return `it names "${HOOK_NAMES.exec(hidden.text)?.[0]}"`;
+    if (MACHINERY.has(first)) return `it runs "${first}"`;
+    // bash `hash -p FILE NAME`, zsh `hash NAME=FILE`: NAME would run a file the check cannot see.
+    if (first === "hash" && rest.some((word) => /^-[a-z]*p/.test(word) || word.includes("="))) {
+      return 'it binds a command name to a file ("hash")';
+    }
+    if (first === "unset" && rest.some((word) => /^-[a-z]*f/.test(word))) {
+      return 'it runs "unset -f"';
+    }
+    if (SETTERS.has(first) && setsUnknownName(first, words.slice(1))) {
+      return `it sets a variable whose name is known only when the line runs, or a nameref ("${first}")`;
+    }
+  }
+  return null;
+}
+
+/** The command's words from its real name on (`builtin declare ...` is `declare ...`). */
+function withoutPrefixes(words: Word[]): Word[] {
+  let at = 0;
+  while (
+    at < words.length && ["builtin", "command", "noglob", "nocorrect", "-"].includes(words[at].text)
+  ) {
+    at++;
+    while (at < words.length && /^-[a-zA-Z]+$/.test(words[at].text)) at++; // command -p
+  }
+  return words.slice(at);
+}
+
+/**
+ * Whether a setter's arguments name a variable the line computes, or make a
+ * name refer to another variable (bash's `declare -n`, whose target the
+ * parser does not show).
+ */
+function setsUnknownName(setter: string, args: Word[]): boolean {
+  if (setter === "printf") {
+    const v = args.findIndex((word) => word.text === "-v");
+    return v !== -1 && (args[v + 1]?.dynamic ?? false);
+  }
+  const declaring = ["declare", "typeset", "local"].includes(setter);
+  if (declaring && args.some((word) => /^-[a-zA-Z]*n/.test(word.text))) return true;
+  return args.some((word) => word.dynamic && (setter === "unset" || !STATIC_NAME.test(word.text)));
+}
