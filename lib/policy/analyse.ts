@@ -209,7 +209,7 @@ class Analyser {
       this.unknown(`shell strings are nested more than ${MAX_DEPTH} deep`, via);
       return;
     }
-    const anywhere = aliasesAnywhere(this.context);
+    const anywhere = this.#anywhere;
     if (anywhere !== undefined && !this.#expandingGlobal) {
       const expanded = expandGlobalAliases(text, anywhere);
       if (expanded !== text) {
@@ -279,6 +279,12 @@ class Analyser {
 
   /** Global aliases are being replaced (in the text they were replaced in). */
   #expandingGlobal = false;
+  /** The aliases replaced wherever they stand (null: not yet computed for this analysis). */
+  #anywhereCache: Record<string, string> | undefined | null = null;
+  get #anywhere(): Record<string, string> | undefined {
+    if (this.#anywhereCache === null) this.#anywhereCache = aliasesAnywhere(this.context);
+    return this.#anywhereCache;
+  }
 
   /** Some part of the line evaluates arithmetic. */
   #arithmetic = false;

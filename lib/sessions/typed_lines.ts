@@ -159,7 +159,7 @@ export class TypedLineChannel {
     let reply: string;
     const continued = this.#continued;
     this.#continued = "";
-    const tampering = await tampersWithCheck(typed);
+    const tampering = pending === continued ? await tampersWithCheck(typed) : null;
     if (pending !== continued) {
       reply = "deny the earlier lines of this command are not the ones termbridge checked";
     } else if (tampering !== null) {
