@@ -83,10 +83,11 @@ for ((i = 0; i < ${steps}; i++)); do
   [ "$rc" = "$c" ] || bad=$((bad + 1))
 done
 t1=$EPOCHREALTIME; echo "termbridge $t0 $t1 $bad"
-# The same steps through one connection: a script of exec + expect-exit lines, run --server.
-script=$(mktemp); echo "open steps-run" > "$script"
+# The same steps through one connection: a script of exec + expect-exit lines, run --server,
+# in a session opened before the clock starts (as tmux's is).
+script=$(mktemp); echo "use steps-run" > "$script"
 for ((i = 0; i < ${steps}; i++)); do c=$((i % 3)); printf 'exec (exit %d)\nexpect-exit %d\n' $c $c >> "$script"; done
-$TB new steps-run >/dev/null && $TB exec steps-run true >/dev/null && $TB close steps-run
+$TB new steps-run >/dev/null && $TB exec steps-run true >/dev/null
 t0=$EPOCHREALTIME; rc=0
 $TB run --server "$script" >/dev/null || rc=$?
 t1=$EPOCHREALTIME; echo "termbridge-run-server $t0 $t1 $([ $rc = 0 ] && echo 0 || echo 1)"
