@@ -247,6 +247,7 @@ class Analyser {
     this.#quoted.push(...contents.quoted.map((q) => ({ ...q, depth })));
     this.analysis.functions.push(...contents.functions);
     for (const code of contents.deferred) this.#deferred(code.text, code.via, depth);
+    for (const code of contents.code) this.line(code.text, code.via, depth + 1);
     for (const found of contents.commands) {
       if (!found.words[0].dynamic) this.#commandNames.add(found.words[0].text);
     }

@@ -10,6 +10,7 @@ import type { SyntaxNode } from "./parser.ts";
 import { deferredAssignment, isCodeVariable } from "./deferred.ts";
 import { type Word, wordOf } from "./words.ts";
 import { expandedWords } from "./braces.ts";
+import { hereDocument, unescapeBackquoted } from "./heredocs.ts";
 
 /** A simple command as written, before wrappers are looked through. */
 export interface FoundCommand {
@@ -46,6 +47,12 @@ export interface LineContents {
    * only if arithmetic evaluates it, which may be in another part of the line.
    */
   quoted: { text: string; via: string[] }[];
+  /**
+   * Code the parser read as plain text but bash runs: a backquote or process
+   * substitution in a `${x:-...}` operand, backquotes in a here-document,
+   * backquotes escaped inside others. Each is checked as a line of its own.
+   */
+  code: { text: string; via: string[] }[];
 }
 
 /** Node types entered with a note of how their commands are reached. */
@@ -67,6 +74,7 @@ export function extractCommands(root: SyntaxNode, home: string, via: string[] = 
     blank: [],
     arithmetic: false,
     quoted: [],
+    code: [],
   };
   if (root.hasError) {
     contents.unknowns.push({
@@ -83,6 +91,7 @@ export function extractCommands(root: SyntaxNode, home: string, via: string[] = 
     arithmetic: false,
     quotedCode: [],
     escapes: /\\[$`]/.test(root.text),
+    source: root.text,
   };
   visit(root, via, state);
   contents.arithmetic = state.arithmetic;
@@ -130,6 +139,8 @@ interface State {
   quotedCode: { text: string; via: string[] }[];
   /** The line escapes a `$` or a backquote somewhere (`\$(...)` is text, not a substitution). */
   escapes: boolean;
+  /** The line's text. */
+  source: string;
 }
 
 function visit(node: SyntaxNode, via: string[], state: State): void {
@@ -146,6 +157,7 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
     }
   }
   if (type === "command") return visitCommand(node, via, state);
+  hiddenCode(node, via, state);
   if (type === "expansion" && /@P\}$/.test(node.text)) {
     unknown(
       state,
@@ -182,8 +194,7 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
     const body = node.childForFieldName("body");
     for (const child of node.namedChildren) {
       if (child?.type === "heredoc_redirect" && body?.type === "command") {
-        const text = hereDocument(child);
-        if (text !== null) state.stdin.set(body.id, text);
+        state.stdin.set(body.id, hereDocument(child).stdin);
       } else if (child?.type === "file_redirect" && body?.type === "command") {
         const extra = extraDestinations(child);
         if (extra.length > 0) {
@@ -298,14 +309,53 @@ function extraDestinations(redirect: SyntaxNode): SyntaxNode[] {
   return destinations.slice(1).filter((node): node is SyntaxNode => node !== null);
 }
 
-/** The literal text of a here-document; dynamic when it expands anything. */
-function hereDocument(node: SyntaxNode): Word | null {
-  for (const child of node.namedChildren) {
-    if (child?.type !== "heredoc_body") continue;
-    const dynamic = child.namedChildren.some((part) =>
-      part !== null && part.type !== "heredoc_content"
-    );
-    return { text: child.text, dynamic };
+/** Plain text that still holds a substitution: a backquote, `$(`, `<(` or `>(`. */
+const SUBSTITUTION = /`|[$<>]\(/;
+
+/**
+ * Code in a node the parser did not read as code, kept to be checked as a
+ * line: a `${x:-...}` operand the parser left as plain text (checked as the
+ * argument of `:`, where the same text is read with its substitutions; `""`
+ * keeps a leading `#` from starting a comment), a single-quoted operand
+ * inside double quotes (where the quotes are literal), an escaped backquote
+ * inside another, a here-document's backquotes.
+ */
+function hiddenCode(node: SyntaxNode, via: string[], state: State): void {
+  const type = node.type;
+  if ((type === "word" || type === "regex") && node.childCount === 0) {
+    if (SUBSTITUTION.test(node.text.replace(/\\[^]/g, ""))) {
+      code(state, `: ""${node.text}`, [...via, "${...}"]);
+    }
+  } else if (type === "raw_string" && node.parent?.type === "expansion" && inDoubleQuotes(node)) {
+    const text = node.text.slice(1, -1);
+    if (SUBSTITUTION.test(text)) code(state, `: ""${text}`, [...via, "${...}"]);
+  } else if (type === "command_substitution" && node.text.startsWith("`")) {
+    const text = node.text.slice(1, -1);
+    const unescaped = unescapeBackquoted(text, inDoubleQuotes(node));
+    if (unescaped !== text) code(state, unescaped, [...via, "`...`"]);
+  } else if (type === "heredoc_redirect") {
+    const document = hereDocument(node);
+    if (document.unknown !== null) unknown(state, via, document.unknown);
+    for (const text of document.code) code(state, text, [...via, "<<"]);
   }
-  return null;
+}
+
+/** Keeps code to check as a line; the line being read again is code the parser cannot find. */
+function code(state: State, text: string, via: string[]): void {
+  if (text === state.source) {
+    unknown(
+      state,
+      via,
+      "the parser cannot read a substitution in the line, so what it runs cannot be known",
+    );
+  } else state.contents.code.push({ text, via });
+}
+
+/** Whether a node stands inside a double-quoted string (of the same command). */
+function inDoubleQuotes(node: SyntaxNode): boolean {
+  for (let up = node.parent; up !== null; up = up.parent) {
+    if (up.type === "string") return true;
+    if (up.type === "command_substitution" || up.type === "process_substitution") return false;
+  }
+  return false;
 }
