@@ -11,8 +11,11 @@ import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analys
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
 import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
-import { programNames } from "./resolve.ts";
+import { isBuiltin, programNames, realFile } from "./resolve.ts";
+import { realpathSync } from "node:fs";
+import { dirname, join, resolve as resolvePath } from "node:path";
 import { isWrapper } from "./wrappers.ts";
+import { globBasename, globsOverlap, substitutions, wordAsGlob } from "./glob_names.ts";
 import type {
   CommandPolicy,
   CommandVerdict,
@@ -67,6 +70,7 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
     : restrictive.length > 0
     ? "shapes"
     : "none";
+  const folders = new FolderCache();
   const judge = (analysis: Analysis, context: PolicyContext) =>
     verdictOf(analysis, {
       rules: index,
@@ -75,6 +79,7 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
       unknowns,
       home: context.env.HOME ?? "",
       context,
+      folders,
     });
   return {
     async checkLine(line, context) {
@@ -112,6 +117,8 @@ interface Judge {
   /** Which lines that cannot be read are asked about: all, dangerous shapes only, or none. */
   unknowns: "all" | "shapes" | "none";
   home: string;
+  /** The directories holding programs the named rules name, by PATH and cwd. */
+  folders: FolderCache;
 }
 
 interface Judged {
@@ -211,12 +218,24 @@ function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged 
   const words = found.words;
   for (let i = 1; i < words.length; i++) {
     const word = words[i];
-    if (word.dynamic) continue;
+    if (word.dynamic) {
+      const spelled = spelledInArguments(i, found, judge, shown);
+      if (spelled !== null) return spelled;
+      continue;
+    }
     // `-c core.pager=touch`, `--exec=touch`: the value may name a program too.
     const text = word.text.startsWith("-") || word.text.includes("=")
       ? word.text.slice(word.text.indexOf("=") + 1)
       : word.text;
     if (text === "" || text.startsWith("-") || /\s/.test(text)) continue;
+    const folder = holdsNamed(found, text, judge);
+    if (folder !== null) {
+      return decided(
+        "ask",
+        folder,
+        `${shown} has "${text}" among its arguments, the directory of a program ${folder.list} rule "${folder.pattern}" names: a program that runs what a directory holds would run it`,
+      );
+    }
     const name = text.slice(text.lastIndexOf("/") + 1) || text;
     if (!judge.named.mayName(name)) continue;
     const rules = judge.named.candidates([name]);
@@ -236,6 +255,132 @@ function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged 
     }
   }
   return null;
+}
+
+/**
+ * The rule naming a program that the directory `text` holds (`run-parts
+ * /usr/bin` runs touch), or null when `text` is no such directory.
+ */
+function holdsNamed(found: Analysed, text: string, judge: Judge): CompiledRule | null {
+  // Builtins (`cd /usr/bin`) run nothing a directory holds.
+  if (isBuiltin(found.words[0].text)) return null;
+  const folders = namedFolders(judge);
+  const path = resolvePath(judge.context.cwd, text);
+  let rule = folders.get(path);
+  if (rule === undefined && (text.includes("/") || text === "." || text === "..")) {
+    try {
+      rule = folders.get(realpathSync(path));
+    } catch {
+      // Not there: it holds nothing yet.
+    }
+  }
+  return rule ?? null;
+}
+
+/** The directories holding the programs the user's deny and ask rules name (on PATH, or by path). */
+function namedFolders(judge: Judge): Map<string, CompiledRule> {
+  const cwd = judge.context.cwd;
+  const path = judge.context.env.PATH ?? "/usr/bin:/bin";
+  const key = `${path}\0${cwd}\0${judge.home}`;
+  const now = Date.now();
+  const known = judge.folders.get(key);
+  if (known !== undefined && now - known.at < FOLDERS_TTL_MS) return known.folders;
+  const folders = new Map<string, CompiledRule>();
+  const add = (folder: string, rule: CompiledRule) => {
+    if (!folders.has(folder)) folders.set(folder, rule);
+  };
+  for (const rule of judge.named.all) {
+    const first = rule.words[0];
+    if (first.path || first.tilde) {
+      const spelled = (first.tilde ? judge.home : "") + first.text;
+      if (!/[*?[]/.test(dirname(spelled))) add(resolvePath(cwd, dirname(spelled)), rule);
+      const real = realFile(resolvePath(cwd, spelled), { cwd, path });
+      if (real !== null) add(dirname(real), rule);
+      continue;
+    }
+    if (first.exact === null) continue;
+    for (const dir of path.split(":")) {
+      const folder = resolvePath(cwd, dir);
+      const real = realFile(join(folder, first.exact), { cwd, path });
+      if (real === null) continue;
+      add(folder, rule);
+      add(dirname(real), rule);
+    }
+  }
+  if (judge.folders.size > 100) judge.folders.clear();
+  judge.folders.set(key, { at: now, folders });
+  return folders;
+}
+
+/** How long the directories of named programs are kept (files on PATH rarely move). */
+const FOLDERS_TTL_MS = 1000;
+
+/** Directories of named programs, by PATH, cwd and home, with when they were found. */
+class FolderCache extends Map<string, { at: number; folders: Map<string, CompiledRule> }> {}
+
+/**
+ * A word known only at run time among a command's arguments that could spell
+ * a program a deny or ask rule names: a glob whose last component could be
+ * its name (`/usr/bin/tou?h`, `t*`), a path-like word with an expansion that
+ * could be (`/usr/bin/${t}ch`), or a substitution whose code names it
+ * (`"$(command -v touch)"`). Copied or run by a program nobody listed, it
+ * would be that program; asked about. `*.txt` or `$HOME/notes` spell none.
+ */
+function spelledInArguments(
+  index: number,
+  found: Analysed,
+  judge: Judge,
+  shown: string,
+): Judged | null {
+  const word = found.words[index];
+  // `--exec=$x`, `-c core.pager=/usr/bin/t*`: the value may name a program too.
+  const text = word.text.startsWith("-") || word.text.includes("=")
+    ? word.text.slice(word.text.indexOf("=") + 1)
+    : word.text;
+  if (text === "" || text.startsWith("-")) return null;
+  const pattern = word.glob === true ? text : wordAsGlob(text);
+  const named = substitutions(text).flatMap((code) => code.split(/[^\w.+-]+/))
+    .filter((name) => name !== "" && judge.named.mayName(name));
+  if (word.glob !== true && !pattern.includes("/") && named.length === 0) return null;
+  if ((word.glob === true || pattern.includes("/")) && !isBuiltin(found.words[0].text)) {
+    const full = (pattern.startsWith("/") || pattern.startsWith("*")
+      ? ""
+      : `${escapeGlob(judge.context.cwd)}/`) +
+      pattern.replace(/(.)\/+$/, "$1");
+    for (const [folder, rule] of namedFolders(judge)) {
+      if (!globsOverlap(full, escapeGlob(folder))) {
+        continue;
+      }
+      return decided(
+        "ask",
+        rule,
+        `${shown} has "${word.text}" among its arguments, which could be the directory of a program ${rule.list} rule "${rule.pattern}" names: a program that runs what a directory holds would run it`,
+      );
+    }
+  }
+  const name = globBasename(pattern);
+  for (const rule of judge.named.all) {
+    const first = rule.words[0];
+    const spelled = (first.tilde ? judge.home : "") + first.text;
+    const base = spelled.slice(spelled.lastIndexOf("/") + 1);
+    const ruleGlob = first.exact !== null ? escapeGlob(base) : base;
+    const spells = named.some((n) => n === base || globsOverlap(escapeGlob(n), ruleGlob)) ||
+      ((word.glob === true || pattern.includes("/")) && globsOverlap(name, ruleGlob));
+    if (!spells) continue;
+    const program = { names: [spelled], paths: [spelled], real: null };
+    const rest = [{ text: pattern, dynamic: true }, ...found.words.slice(index + 1)];
+    if (matchRule(rule, program, rest, { home: judge.home, open: found.open }) === "no") continue;
+    return decided(
+      "ask",
+      rule,
+      `${shown} has "${word.text}" among its arguments, which could name what ${rule.list} rule "${rule.pattern}" names: a program that runs or copies its arguments would run it`,
+    );
+  }
+  return null;
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, "\\$&");
 }
 
 function decided(decision: Decision, rule: CompiledRule, reason: string): Judged {

@@ -71,6 +71,11 @@ const BUILTINS = new Set([
   "wait",
 ]);
 
+/** Whether the shell runs `word` itself (a builtin or keyword), never a file. */
+export function isBuiltin(word: string): boolean {
+  return BUILTINS.has(word);
+}
+
 const TTL_MS = 1000;
 const cache = new Map<string, { at: number; real: string | null }>();
 

@@ -72,15 +72,39 @@ export function optionPattern(
   glob: RegExp | null,
   program: string,
 ): OptionPattern[] {
-  if (glob !== null) return [{ kind: "word", regex: glob }];
   if (text.startsWith("--")) {
-    if (text.includes("=")) return [{ kind: "word", regex: literal(text) }];
-    return [{ kind: "long", name: text.slice(2) }];
+    const name = /^--([A-Za-z0-9][A-Za-z0-9_-]*)/.exec(text)?.[1] ?? "";
+    const rest = text.slice(2 + name.length);
+    if (glob === null && rest === "" && name !== "") return [{ kind: "long", name }];
+    return [{ kind: "word", regex: abbreviated(glob ?? literal(text), name, rest, glob !== null) }];
   }
+  if (glob !== null) return [{ kind: "word", regex: glob }];
   if (WORD_OPTIONS.has(program) || !/^-[a-zA-Z0-9]+$/.test(text)) {
     return [{ kind: "word", regex: literal(text) }];
   }
   return [...text.slice(1)].map((letter) => ({ kind: "short", letter }));
+}
+
+/**
+ * A long option word's regex that also matches its abbreviations, as GNU
+ * getopt_long (and git) read them: `--out=x` is `--output=x`, `--forc` may be
+ * `--force*`. Any shorter prefix of the name counts, ambiguous or not.
+ */
+function abbreviated(full: RegExp, name: string, rest: string, glob: boolean): RegExp {
+  if (name.length < 2) return full;
+  const prefixes = [];
+  for (let i = 1; i < name.length; i++) prefixes.push(escape(name.slice(0, i)));
+  // After the name: the rule's value (`=x`), or, when the name may go on (`--force*`), any value.
+  const after = rest.startsWith("=")
+    ? (glob
+      ? rest.split("").map((c) => c === "*" ? ".*" : c === "?" ? "." : escape(c)).join("")
+      : escape(rest))
+    : "(=.*)?";
+  return new RegExp(`(?:${full.source})|(?:^--(?:${prefixes.join("|")})${after}$)`, "s");
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function literal(text: string): RegExp {
@@ -112,6 +136,8 @@ export function hasOption(
   const own = pattern.kind === "short" ? pattern.letter : pattern.name;
   const group = SAME[program]?.find((names) => names.includes(own)) ?? [own];
   return group.some((name) =>
-    name.length === 1 ? options.letters.has(name) : options.longs.has(name)
+    name.length === 1 ? options.letters.has(name) : options.longs.has(name) ||
+      // GNU programs take any unambiguous prefix of a long option (`--recur`).
+      [...options.longs].some((held) => held !== "" && name.startsWith(held))
   );
 }

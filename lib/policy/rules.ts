@@ -251,8 +251,11 @@ export class RuleIndex {
   readonly #byName = new Map<string, { rule: CompiledRule; order: number }[]>();
   readonly #always: { rule: CompiledRule; order: number }[] = [];
   readonly size: number;
+  /** Every rule, in order. */
+  readonly all: readonly CompiledRule[];
 
   constructor(rules: CompiledRule[]) {
+    this.all = rules;
     rules.forEach((rule, order) => {
       const first = rule.words[0];
       if (first.exact === null || first.tilde || first.path) {

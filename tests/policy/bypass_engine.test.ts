@@ -1,0 +1,95 @@
+/**
+ * Bypasses of the third abuse run that the engine closes: a denied program
+ * spelled by a glob or an expansion among another command's arguments (run
+ * or copied by a program nobody listed), the directory holding it given to a
+ * program that runs a directory, and GNU long options abbreviated past an
+ * option rule. Honest lines beside them stay allowed.
+ * @module
+ */
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createPolicy, DEFAULT_POLICY_RULES } from "../../lib/policy/mod.ts";
+import type { Decision } from "../../lib/policy/mod.ts";
+
+const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
+const policy = () => createPolicy({ deny: ["touch"] });
+
+/** Lines that could run or copy `touch` without naming it: asked about. */
+const SPELLED: [string, string][] = [
+  ["a glob of the path given to valgrind", "valgrind -q /usr/bin/tou?h m"],
+  ["an expansion in the path", "t=tou; valgrind -q /usr/bin/${t}ch m"],
+  ["start-stop-daemon -x with a glob", "start-stop-daemon -S -x /usr/bin/tou?h -- m"],
+  ["gdb --args with a glob", "gdb -batch -ex run --args /usr/bin/tou?h m"],
+  ["a bracket glob", "valgrind /usr/bin/t[o]uch m"],
+  ["a glob in the directory part", "valgrind /usr/b?n/touch m"],
+  ["a bare glob of the name", "valgrind tou* m"],
+  ["a glob copied into a program", "cp /usr/bin/tou?h ./x"],
+  ["a substitution naming the program", 'cp "$(command -v touch)" ./y'],
+  ["backquotes naming the program", "cp `command -v touch` ./y"],
+  ["an option value with a glob", "tool --exec=/usr/bin/to*h"],
+  ["run-parts of the program's directory", "run-parts --regex '^tou.h$' -a m /usr/bin"],
+  ["run-parts of /bin", "run-parts /bin/"],
+  ["run-parts of a glob of the directory", "run-parts /usr/b?n"],
+];
+
+describe("policy: a denied program spelled by a glob or an expansion is asked about", () => {
+  for (const [name, line] of SPELLED) {
+    test(`${name}: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+      assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
+    });
+  }
+});
+
+/** Globs and expansions that cannot spell the denied program. */
+const HONEST = [
+  "ls *.txt",
+  "cat src/*.ts",
+  "cat $HOME/notes",
+  "echo $(date)",
+  "cd $(git rev-parse --show-toplevel)/src",
+  "command -v touch",
+  "ls /usr",
+  "cp build/*.o out/",
+];
+
+describe("policy: globs and expansions that spell no denied program stay allowed", () => {
+  for (const line of HONEST) {
+    test(JSON.stringify(line), async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "allow", verdict.reason);
+    });
+  }
+});
+
+/** Long options abbreviated as GNU getopt_long reads them: [rule, line, decision]. */
+const ABBREVIATED: [string, string, Decision][] = [
+  ["rm -rf", "rm --recur --forc x", "deny"],
+  ["rm -rf", "rm -r --fo x", "deny"],
+  ["rm -rf", "rm --r --f x", "deny"],
+  ["rm -rf", "rm --recur x", "allow"],
+  ["rm -rf", "rm --verbose --force x", "allow"],
+  ["chmod -R", "chmod --recurs 700 x", "deny"],
+  ["git push --force*", "git push --forc", "deny"],
+  ["git push --force*", "git push --follow-tags", "allow"],
+  ["curl --output=x", "curl --out=x http://h", "deny"],
+  ["curl --output=x", "curl --out=y http://h", "allow"],
+];
+
+describe("policy: abbreviated long options match the option rules", () => {
+  for (const [rule, line, decision] of ABBREVIATED) {
+    test(`deny ${JSON.stringify(rule)}: ${JSON.stringify(line)} is ${decision}`, async () => {
+      const verdict = await createPolicy({ deny: [rule] }).checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, decision, verdict.reason);
+    });
+  }
+  test("the shipped rules ask about rm --recur --forc /", async () => {
+    const verdict = await createPolicy(DEFAULT_POLICY_RULES).checkLine(
+      "rm --recur --forc /",
+      CONTEXT,
+    );
+    assert.equal(verdict.decision, "ask", verdict.reason);
+  });
+});
