@@ -1,10 +1,12 @@
 /**
  * Code a command stores for the shell to run later, outside the line being
- * checked: `trap CODE SIG`, `complete -C CMD`, `mapfile -C CODE`, `bind -x`,
- * `alias NAME=CODE` (when the same line also runs NAME: `sh -c` and `zsh -c`
- * expand aliases on later lines), and `fc`, which runs lines from the history (where a
- * refused line stays). The analyser checks literal code as a line of its own
- * and treats the rest as unknown.
+ * checked: `trap CODE SIG`, `complete -C CMD` and `-W LIST` (expanded at each
+ * completion), `mapfile -C CODE`, `bind -x`, `alias NAME=CODE` (when the same
+ * line also runs NAME: `sh -c` and `zsh -c` expand aliases on later lines),
+ * `fc` and zsh's `r`, which run lines from the history (where a refused line
+ * stays), zsh's `autoload` and `compctl`, and variables the shell runs or
+ * expands (prompts, mail messages, PROMPT_COMMAND). The analyser checks
+ * literal code as a line of its own and treats the rest as unknown.
  * @module
  */
 
@@ -16,13 +18,20 @@ export type Deferred =
   | { kind: "code"; text: Word; via: string; alias?: string }
   | { kind: "unknown"; reason: string };
 
-/** The option that takes a command string, for builtins that have one. */
-const CALLBACK_OPTION: Record<string, string> = {
-  complete: "C",
-  compgen: "C",
-  mapfile: "C",
-  readarray: "C",
+/**
+ * Options of the builtins that store or run a string, with which of their
+ * options take a value: `-C` is code; `-W` is a word list the shell expands
+ * (command substitutions included) each time it completes.
+ */
+const CALLBACK_OPTIONS: Record<string, { values: string; code: string; expanded?: string }> = {
+  complete: { values: "oAGWFCXPS", code: "C", expanded: "W" },
+  compgen: { values: "oAGWFCXPS", code: "C", expanded: "W" },
+  mapfile: { values: "dnOsucC", code: "C" },
+  readarray: { values: "dnOsucC", code: "C" },
 };
+
+/** Text the shell would run or expand as code: a substitution of any kind. */
+const SUBSTITUTION = /[$`]|[<>]\(/;
 
 /**
  * The code `words` (a simple command, wrappers already looked through) leave
@@ -32,33 +41,125 @@ export function deferredCode(words: Word[]): Deferred[] {
   const name = words[0]?.text;
   if (name === "trap") return trapCode(words);
   if (name === "alias") return aliasCode(words);
-  if (name === "fc") {
-    if (words.slice(1).some((w) => /^-[a-zA-Z]*l/.test(w.text))) return [];
+  if (name === "fc" || name === "r") {
+    if (name === "fc" && words.slice(1).some((w) => /^-[a-zA-Z]*l/.test(w.text))) return [];
     return [{
       kind: "unknown",
-      reason: "fc runs lines from the history (a refused line stays there) without checking them",
+      reason:
+        `${name} runs lines from the history (a refused line stays there) without checking them`,
     }];
   }
   if (name === "bind" && words.slice(1).some((w) => w.dynamic || /^-[a-zA-Z]*x/.test(w.text))) {
     return [{ kind: "unknown", reason: "bind -x makes a key run a command that is not checked" }];
   }
-  const option = CALLBACK_OPTION[name ?? ""];
-  if (option === undefined) return [];
+  const zsh = zshDeferred(words);
+  if (zsh !== null) return zsh;
+  const options = CALLBACK_OPTIONS[name ?? ""];
+  if (options === undefined) return [];
   const found: Deferred[] = [];
   for (let i = 1; i < words.length; i++) {
-    const text = words[i].text;
-    if (text === "--") break;
-    if (!/^-[a-zA-Z]+$/.test(text)) continue;
-    const at = text.indexOf(option);
-    if (at < 0) continue;
-    // `-C CODE`, or `-xC CODE`, or `-CCODE`.
-    const rest = text.slice(at + 1);
-    const code = rest !== "" ? { text: rest, dynamic: words[i].dynamic } : words[i + 1];
-    if (code === undefined) continue;
-    found.push({ kind: "code", text: code, via: `${name} -${option}` });
+    const word = words[i];
+    if (word.dynamic) {
+      found.push({ kind: "unknown", reason: `${name} is given options built at run time` });
+      break;
+    }
+    if (word.text === "--" || !/^-./.test(word.text)) break;
+    for (let j = 1; j < word.text.length; j++) {
+      const option = word.text[j];
+      if (!options.values.includes(option)) continue;
+      // `-C CODE`, `-xC CODE`, or `-CCODE`.
+      const rest = word.text.slice(j + 1);
+      const value = rest !== "" ? { text: rest, dynamic: false } : words[++i];
+      const via = `${name} -${option}`;
+      if (value === undefined) break;
+      if (option === options.code) {
+        found.push({ kind: "code", text: value, via });
+      } else if (option === options.expanded && (value.dynamic || SUBSTITUTION.test(value.text))) {
+        // The list is expanded as the words of `: LIST` would be.
+        found.push({
+          kind: "code",
+          text: { text: `: ${value.text}`, dynamic: value.dynamic },
+          via,
+        });
+      }
+      break;
+    }
   }
   return found;
 }
+
+/**
+ * zsh's builtins that keep code for later or load it from files: `autoload`
+ * (and `functions -u`), `compctl`, and those that set a variable named by a
+ * word (`print -v`, `vared`, `zstyle -s`...), which may be one the shell runs;
+ * null when `words` is none of them.
+ */
+function zshDeferred(words: Word[]): Deferred[] | null {
+  const name = words[0]?.text ?? "";
+  const rest = words.slice(1);
+  const operands = rest.filter((w) => w.dynamic || !/^[-+]/.test(w.text));
+  if (
+    name === "autoload" ||
+    (name === "functions" && rest.some((w) => /^[-+][a-zA-Z]*u/.test(w.text))) ||
+    ((name === "typeset" || name === "declare") &&
+      rest.some((w) => /^[-+][a-zA-Z]*f/.test(w.text)) &&
+      rest.some((w) => /^[-+][a-zA-Z]*u/.test(w.text)))
+  ) {
+    if (operands.length === 0) return [];
+    return [{
+      kind: "unknown",
+      reason: `${name} loads function code from files that are not checked`,
+    }];
+  }
+  if (name === "compctl") {
+    if (rest.some((w) => w.dynamic || /[$`(]/.test(w.text))) {
+      return [{
+        kind: "unknown",
+        reason: "compctl keeps strings the shell expands (substitutions included) when completing",
+      }];
+    }
+    return [];
+  }
+  if (name === "zmodload" && rest.some((w) => w.dynamic || /^[./~]/.test(w.text))) {
+    return [{ kind: "unknown", reason: "zmodload loads a module from a file" }];
+  }
+  const tied = (name === "typeset" || name === "declare" || name === "local" ||
+    name === "export" || name === "readonly" || name === "private") &&
+    rest.some((w) => /^[-+][a-zA-Z]*T/.test(w.text));
+  // `print -v NAME`: a name built at run time may be any.
+  const printTo = name === "print" &&
+    rest.some((w, i) => /^-[a-zA-Z]*v$/.test(w.text) && rest[i + 1]?.dynamic);
+  if (printTo || ((tied || SETS_BY_NAME.has(name)) && rest.some((w) => isCodeVariable(w.text)))) {
+    return [{
+      kind: "unknown",
+      reason: `"${name}" may set a variable whose value the shell runs later`,
+    }];
+  }
+  return null;
+}
+
+/**
+ * zsh's builtins (and those of its modules) that set a variable named by one
+ * of their words; bash's are seen by the extractor.
+ */
+const SETS_BY_NAME = new Set([
+  "print",
+  "vared",
+  "zstyle",
+  "zpty",
+  "strftime",
+  "zformat",
+  "sysread",
+  "zparseopts",
+  "getln",
+  "zstat",
+  "zselect",
+  "ztcp",
+  "zsocket",
+  "integer",
+  "float",
+  "private",
+]);
 
 /** `trap [-lp] [[CODE] SIGNAL...]`: CODE runs when a signal (or EXIT, DEBUG, ERR, RETURN) comes. */
 function trapCode(words: Word[]): Deferred[] {
@@ -92,7 +193,13 @@ function aliasCode(words: Word[]): Deferred[] {
   return found;
 }
 
-/** Variables whose value the shell runs or sources later (in an interactive shell, or a child). */
+/**
+ * Variables whose value the shell runs, expands or sources later (in an
+ * interactive shell, or a child): bash's and zsh's names for the prompts and
+ * the mail messages (expanded with substitutions), code run for a bare
+ * redirection (zsh's NULLCMD), function bodies (zsh's `functions` array),
+ * and files or directories of code.
+ */
 const CODE_VARIABLES: Record<string, "code" | "prompt" | "file"> = {
   PROMPT_COMMAND: "code",
   PS0: "prompt",
@@ -100,8 +207,35 @@ const CODE_VARIABLES: Record<string, "code" | "prompt" | "file"> = {
   PS2: "prompt",
   PS3: "prompt",
   PS4: "prompt",
+  // zsh: other names of the prompts, expanded with substitutions under prompt_subst.
+  PROMPT: "prompt",
+  PROMPT2: "prompt",
+  PROMPT3: "prompt",
+  PROMPT4: "prompt",
+  prompt: "prompt",
+  RPROMPT: "prompt",
+  RPROMPT2: "prompt",
+  RPS1: "prompt",
+  RPS2: "prompt",
+  SPROMPT: "prompt",
+  PROMPT_EOL_MARK: "prompt",
+  // `FILE?MESSAGE`: the message is expanded, substitutions included, when mail comes.
+  MAIL: "prompt",
+  MAILPATH: "prompt",
+  mailpath: "prompt",
+  // zsh runs `$NULLCMD > f` for `> f`, `$READNULLCMD < f` for `< f`.
+  NULLCMD: "code",
+  READNULLCMD: "code",
+  // zsh/parameter: `functions[NAME]=BODY` defines NAME.
+  functions: "code",
+  dis_functions: "code",
   BASH_ENV: "file",
   ENV: "file",
+  ZDOTDIR: "file",
+  FPATH: "file",
+  fpath: "file",
+  MODULE_PATH: "file",
+  module_path: "file",
 };
 
 /**
@@ -114,7 +248,7 @@ export function deferredAssignment(name: string, value: Word | undefined): Defer
   if (kind === undefined) return [];
   const base = name.replace(/\[.*$/, "");
   if (kind === "file") {
-    return [{ kind: "unknown", reason: `${base} names a file a shell will run unchecked` }];
+    return [{ kind: "unknown", reason: `${base} names files of code a shell will run unchecked` }];
   }
   if (value === undefined) return [];
   if (kind === "code") {
@@ -123,7 +257,7 @@ export function deferredAssignment(name: string, value: Word | undefined): Defer
     }
     return [{ kind: "code", text: value, via: base }];
   }
-  if (value.dynamic || /\$[({]|`/.test(value.text)) {
+  if (value.dynamic || /\$[({[]|`/.test(value.text)) {
     return [{
       kind: "unknown",
       reason: `${base} holds substitutions the shell runs at each prompt, which are not checked`,

@@ -2,8 +2,10 @@
  * More programs that run the program named in their arguments: privilege and
  * personality changers (`setpriv`, `setarch`, `linux32`, `choom`, `capsh`,
  * `sg`), loggers and agents (`logsave`, `ssh-agent`), proxies (`torsocks`,
- * `proxychains`), `find -exec`, and the dynamic loader run as a program. Each says where
- * its program begins, as `wrappers.ts` does for the common ones.
+ * `proxychains`), `find -exec`, the dynamic loader run as a program, and zsh's
+ * builtins that run strings (`emulate -c`, `sched`, `zpty`, `zstyle -e`) or are
+ * programs under other names (`zf_rm`). Each says where its program begins, as
+ * `wrappers.ts` does for the common ones.
  * @module
  */
 
@@ -124,6 +126,77 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
       name,
     ),
 };
+
+/** A command line made of words a builtin joins with spaces and evaluates (`sched`, `zpty`). */
+function joined(rest: Word[], via: string): Inner[] {
+  if (rest.length === 0) return [];
+  const text = { text: rest.map((w) => w.text).join(" "), dynamic: rest.some((w) => w.dynamic) };
+  return [{ kind: "script", text, via }];
+}
+
+/** zsh's builtins (and those of its modules) that run a string of code, now or later. */
+const ZSH_RUNNERS: Record<string, (words: Word[], name: string) => Inner[]> = {
+  emulate(words, name) {
+    // `emulate [-lLR] [MODE [FLAGS...]]`: with `-c CODE` among the flags, CODE runs.
+    if (words.slice(1).some((w) => w.dynamic)) {
+      return [{ kind: "unknown", reason: `${name} is given flags built at run time` }];
+    }
+    const at = words.findIndex((w, i) => i > 0 && /^-[a-zA-Z]*c/.test(w.text));
+    if (at < 0) return [];
+    // Flags such as `-o NAME` may stand between: every word after is checked as code.
+    return words.slice(at + 1).map((text) => ({ kind: "script", text, via: `${name} -c` }));
+  },
+  sched(words, name) {
+    // `sched [-o] [+]TIME COMMAND...`; `sched -N` removes an entry, `sched` lists them.
+    let i = 1;
+    if (words[i]?.text === "-o" || words[i]?.text === "--") i++;
+    if (words[i] === undefined || /^-\d+$/.test(words[i].text)) return [];
+    return joined(words.slice(i + 1), name);
+  },
+  zpty(words, name) {
+    // `zpty [-eb] NAME COMMAND...` starts COMMAND; `-d`, `-w`, `-r`, `-t`, `-L` run nothing.
+    let i = 1;
+    while (words[i] !== undefined && /^-/.test(words[i].text)) {
+      if (/[dwrtLn]/.test(words[i].text)) return [];
+      i++;
+    }
+    return joined(words.slice(i + 1), name);
+  },
+  zstyle(words, name) {
+    // `zstyle -e PATTERN STYLE CODE...`: CODE is evaluated when the style is looked up;
+    // the completion system evaluates the `command` style's value too.
+    if (words[1]?.text === "-e") return joined(words.slice(4), `${name} -e`);
+    const i = words[1]?.text === "-" || words[1]?.text === "--" ? 2 : 1;
+    if (words[i] === undefined || /^-/.test(words[i].text)) return [];
+    if (words[i + 1]?.dynamic || words[i + 1]?.text === "command") {
+      return joined(words.slice(i + 2), `${name} command`);
+    }
+    return [];
+  },
+  zregexparse: (_words, name) => [{
+    kind: "unknown",
+    reason: `${name} evaluates the actions in its patterns, which are not checked`,
+  }],
+  // Precommand modifiers: `- CMD` (a login-style argv[0]), `noglob CMD`, `nocorrect CMD`.
+  "-": (words, name) => argv(words, 1, name),
+  noglob: (words, name) => argv(words, 1, name),
+  nocorrect: (words, name) => argv(words, 1, name),
+};
+
+/**
+ * zsh/files' builtins: `zf_rm` is `rm` under another name (the module adds `rm`,
+ * `mv`... under their own names too, which rules see as such).
+ */
+const ZSH_FILES = ["chgrp", "chmod", "chown", "ln", "mkdir", "mv", "rm", "rmdir", "sync"];
+
+Object.assign(MORE_WRAPPERS, ZSH_RUNNERS);
+for (const program of ZSH_FILES) {
+  MORE_WRAPPERS[`zf_${program}`] = (words, name) => [{
+    kind: "argv",
+    words: [{ text: program, dynamic: false }, ...words.slice(1)],
+    via: name,
+  }];
+}
 
 /** `setarch`'s personalities called by their own names (`linux32 CMD`): no architecture word. */
 const ARCH_NAMES = ["linux32", "linux64", "i386", "i686", "x86_64", "uname26", "arm", "aarch64"];
