@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { deferredCode } from "./deferred.ts";
 import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
+import { lookupChange } from "./lookup.ts";
 import { programNames } from "./resolve.ts";
 import type { ProgramNames } from "./rules.ts";
 import type { Word } from "./words.ts";
@@ -458,6 +459,8 @@ class Analyser {
     if (word === "enable" && words.some((w) => /^-[a-z]*f/.test(w.text))) {
       this.unknown('"enable -f" loads a builtin from a file', via);
     }
+    const change = lookupChange(words);
+    if (change !== null) this.unknown(change, via);
   }
 
   unknown(reason: string, via: string[]): void {

@@ -10,6 +10,7 @@ import type { SyntaxNode } from "./parser.ts";
 import { deferredAssignment, isCodeVariable } from "./deferred.ts";
 import { type Word, wordOf } from "./words.ts";
 import { expandedWords } from "./braces.ts";
+import { isLookupVariable } from "./lookup.ts";
 import { hereDocument, unescapeBackquoted } from "./heredocs.ts";
 
 /** A simple command as written, before wrappers are looked through. */
@@ -268,9 +269,13 @@ function visitCommand(node: SyntaxNode, via: string[], state: State): void {
 /** An assignment's value may hold substitutions; one to PATH changes what later names run. */
 function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
   const name = node.childForFieldName("name")?.text;
-  if (name === "PATH") {
+  const value0 = node.childForFieldName("value")?.text ?? "";
+  // PATH, BASH_CMDS[ls], zsh's path and commands; or a nameref to one (`declare -n r=PATH`).
+  if (isLookupVariable(name ?? "") || isLookupVariable(value0.replace(/^["']|["']$/g, ""))) {
     state.contents.unknowns.push({
-      reason: "the line changes PATH, so which files its programs are cannot be known",
+      reason: `the line changes ${
+        isLookupVariable(name ?? "") ? name?.replace(/\[.*$/s, "") : value0
+      }, so which files its programs are cannot be known`,
       via,
     });
   }

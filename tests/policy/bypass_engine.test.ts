@@ -93,3 +93,64 @@ describe("policy: abbreviated long options match the option rules", () => {
     assert.equal(verdict.decision, "ask", verdict.reason);
   });
 });
+
+/** Lines that change which file a name runs without `PATH=`: unknown, so asked about. */
+const LOOKUP: [string, string, RegExp][] = [
+  ["read PATH", 'read PATH <<< "$PWD/d"; ls m', /sets PATH/],
+  ["printf -v PATH", "printf -v PATH %s /tmp/d; ls m", /sets PATH/],
+  ["printf -vPATH", "printf -vPATH %s /tmp/d; ls m", /sets PATH/],
+  ["read -r from a process substitution", "IFS= read -r PATH < <(echo /tmp/d); ls m", /PATH/],
+  ["read -a PATH", "read -a PATH <<< /tmp/d; ls m", /sets PATH/],
+  ["mapfile", "mapfile -t PATH < f; ls m", /sets PATH/],
+  ["readarray", "readarray PATH < f; ls m", /sets PATH/],
+  ["getopts", "getopts o PATH -o; ls m", /sets PATH/],
+  ["declare with a quoted assignment", 'declare "PATH=/tmp/d"; ls m', /sets PATH/],
+  ["export with a quoted assignment", "export 'PATH=/tmp/d'; ls m", /sets PATH/],
+  ["a computed name", "export $V; ls m", /only known when the line runs/],
+  ["local PATH", "f() { local PATH; ls m; }; f", /sets PATH/],
+  ["a nameref to PATH", "declare -n r=PATH; r=/tmp/d; ls m", /changes PATH/],
+  ["command printf -v", "command printf -v PATH %s /tmp/d; ls m", /sets PATH/],
+  ["BASH_CMDS[ls]=", "BASH_CMDS[ls]=/usr/bin/touch; ls m", /changes BASH_CMDS/],
+  ["BASH_CMDS=( )", "BASH_CMDS=([ls]=/usr/bin/touch); ls m", /changes BASH_CMDS/],
+  ["read into BASH_CMDS", 'read "BASH_CMDS[ls]" <<< /usr/bin/to?ch; ls m', /sets BASH_CMDS/],
+  ["zsh's commands table", "commands[ls]=/tmp/t; ls m", /changes commands/],
+  ["zsh's path array", "path=(/tmp/d $path); ls m", /changes path/],
+  ["zsh's hash NAME=PATH", "hash ls=/tmp/t; ls m", /hash NAME=PATH/],
+  ["set -o keyword", "set -o keyword; ls PATH=/tmp/d m", /set -k/],
+  ["set -k", "set -k; ls PATH=/tmp/d m", /set -k/],
+  ["set -ek", "set -ek; ls PATH=/tmp/d m", /set -k/],
+  ["set -eo keyword", "set -eo keyword; ls PATH=/tmp/d m", /set -k/],
+  ["set from a variable", "set $OPTS; ls PATH=/tmp/d m", /set -k/],
+  ["shopt -o -s keyword", "shopt -o -s keyword; ls PATH=/tmp/d m", /shopt -o keyword/],
+];
+
+describe("policy: what changes which file a name runs is unknown", () => {
+  for (const [name, line, reason] of LOOKUP) {
+    test(`${name}: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+      assert.equal(verdict.rule.list, "unknown", verdict.reason);
+      assert.match(verdict.reason, reason);
+    });
+  }
+  for (
+    const line of [
+      "export PATH",
+      "declare -x PATH",
+      "read -r line",
+      "read -p PATH x",
+      "printf '%s\\n' x",
+      "set -eo pipefail",
+      "set -- a b",
+      "set -x",
+      "local x=1",
+      "export FOO BAR",
+      "hash -r",
+    ]
+  ) {
+    test(`stays allowed: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "allow", verdict.reason);
+    });
+  }
+});
