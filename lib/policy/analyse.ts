@@ -12,6 +12,7 @@ import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { lookupChange } from "./lookup.ts";
 import { programNames } from "./resolve.ts";
+import { scriptPlace } from "./script_files.ts";
 import type { ProgramNames } from "./rules.ts";
 import type { Word } from "./words.ts";
 import { innerCommands, isWrapper } from "./wrappers.ts";
@@ -57,6 +58,13 @@ const DESCRIPTOR =
 
 /** Quoted text shaped as an array subscript holding a substitution (`a[$(cmd)]`). */
 const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
+
+/**
+ * HOME or ZDOTDIR named other than as read (`$HOME`, `${HOME}`): the line may
+ * set it (`HOME=x`, `export HOME`, `read HOME`, `${HOME:=x}`), and with it
+ * where shells find their startup files.
+ */
+const STARTUP_VARIABLE = /(^|[^$\w{])(HOME|ZDOTDIR)\b|\$\{(HOME|ZDOTDIR):?[=]/;
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
@@ -220,6 +228,7 @@ class Analyser {
         this.#expandingGlobal = false;
       }
     }
+    if (!this.#startupDirectory && STARTUP_VARIABLE.test(text)) this.#startupDirectory = true;
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
     try {
@@ -347,6 +356,9 @@ class Analyser {
         via,
       );
     }
+    if (!this.#startupDirectory && words.some((w) => STARTUP_VARIABLE.test(w.text))) {
+      this.#startupDirectory = true;
+    }
     const program = programNames(first.text, this.context);
     const entry: Analysed = { words, via, program, open };
     if (program.real !== null) entry.resolved = program.real;
@@ -392,13 +404,25 @@ class Analyser {
           this.line(inner.text.text, [...via, inner.via], depth + 1);
         }
       } else if (inner.kind === "file") {
-        this.#scriptFile(inner.path.text, inner.via, via);
-      } else if (inner.kind === "stdin") {
-        if (stdin !== undefined && !stdin.dynamic) {
-          this.line(stdin.text, [...via, `${inner.via} <<`], depth + 1);
-        } else {
+        const place = this.#changedDirectory && !inner.path.text.startsWith("/")
+          ? "file" // Where a relative path leads is not known (#scriptFile says so).
+          : scriptPlace(inner.path.text, this.context.cwd);
+        if (place === "stdin") this.#standardInput(inner.via, stdin, via, depth);
+        else if (place === "file") this.#scriptFile(inner.path.text, inner.via, via);
+        else {
           this.unknown(
-            `${inner.via} reads the commands it runs from standard input, so they cannot be checked`,
+            `${inner.via} runs "${inner.path.text}", a device or process file whose contents are not known`,
+            via,
+          );
+        }
+      } else if (inner.kind === "stdin") {
+        this.#standardInput(inner.via, stdin, via, depth);
+      } else if (inner.kind === "startup") {
+        if (this.#startupDirectory) {
+          this.unknown(
+            `the line sets ${
+              inner.variables.join(" or ")
+            }, where ${inner.via} finds startup files it runs, which are not checked`,
             via,
           );
         }
@@ -407,6 +431,21 @@ class Analyser {
       }
     }
   }
+
+  /** A shell reading its commands from standard input: a here-document's or here-string's literal text is checked. */
+  #standardInput(shell: string, stdin: Word | undefined, via: string[], depth: number): void {
+    if (stdin !== undefined && !stdin.dynamic) {
+      this.line(stdin.text, [...via, `${shell} <<`], depth + 1);
+    } else {
+      this.unknown(
+        `${shell} reads the commands it runs from standard input, so they cannot be checked`,
+        via,
+      );
+    }
+  }
+
+  /** The line sets HOME or ZDOTDIR somewhere (at any depth), so a shell's startup files are not known. */
+  #startupDirectory = false;
 
   /** Code kept for later (trap, PROMPT_COMMAND, alias, complete -C): checked as a line of its own. */
   #deferred(code: Word, via: string[], depth: number): void {

@@ -17,7 +17,11 @@ export interface OptionSpec {
   numeric?: boolean;
 }
 
-/** Skips options from `start`; returns the index of the first operand and the options seen. */
+/**
+ * Skips options from `start`; returns the index of the first operand and the
+ * options seen, with their values (`true`: a flag, or a value missing at the
+ * end of the words, which xargs may add when the line runs).
+ */
 export function skipOptions(
   words: Word[],
   start: number,
@@ -33,7 +37,8 @@ export function skipOptions(
       const eq = text.indexOf("=");
       const name = eq < 0 ? text.slice(2) : text.slice(2, eq);
       if (eq < 0 && spec.longValues?.includes(name)) {
-        seen.set(name, words[i + 1]?.text ?? "");
+        // A value missing here may be added at run time (xargs): no value is known.
+        seen.set(name, words[i + 1]?.text ?? true);
         i += 2;
       } else {
         seen.set(name, eq < 0 ? true : text.slice(eq + 1));
@@ -50,7 +55,7 @@ export function skipOptions(
       const flag = text[j];
       if (spec.values?.includes(flag)) {
         const attached = text.slice(j + 1);
-        seen.set(flag, attached !== "" ? attached : words[i]?.text ?? "");
+        seen.set(flag, attached !== "" ? attached : words[i]?.text ?? true);
         if (attached === "") i++;
         break;
       }

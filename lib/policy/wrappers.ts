@@ -20,16 +20,22 @@ export type Inner =
   /** Something runs, but what cannot be known from the words. */
   | { kind: "unknown"; reason: string }
   /** A shell runs a script file (`bash build.sh`): its contents are not read, but a file the line may create is unknown. */
-  | { kind: "file"; path: Word; via: string };
+  | { kind: "file"; path: Word; via: string }
+  /**
+   * A shell reads startup files from the directory a variable names (zsh's
+   * `$ZDOTDIR/.zshenv`, an interactive bash's `~/.bashrc`): unknown when the
+   * line sets one of them.
+   */
+  | { kind: "startup"; variables: string[]; via: string };
 
 /** `su`-like programs: `-c STRING` runs through a shell, else an interactive shell. */
 function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
   const { seen } = skipOptions(words, 1, {
     ...spec,
     values: `${spec.values ?? ""}c`,
-    longValues: [...(spec.longValues ?? []), "command"],
+    longValues: [...(spec.longValues ?? []), "command", "session-command"],
   });
-  const command = seen.get("c") ?? seen.get("command");
+  const command = seen.get("c") ?? seen.get("command") ?? seen.get("session-command");
   if (typeof command === "string") return [scriptOf(words, command, `${name} -c`)];
   return [{ kind: "stdin", via: name }];
 }
@@ -44,30 +50,72 @@ function scriptOf(words: Word[], text: string, via: string): Inner {
 export const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh"]);
 
 function shell(words: Word[], name: string): Inner[] {
+  const zsh = name === "zsh";
   let command = false;
   let stdin = false;
+  /** Reads startup files from HOME (an interactive or login shell; zsh always, unless -f). */
+  let startup = zsh;
+  const found: Inner[] = [];
   let i = 1;
   while (i < words.length) {
-    const text = words[i].text;
+    const { text, dynamic } = words[i];
     if (text === "--" || text === "-") {
       i++;
       break;
     }
     if (!/^[-+]/.test(text)) break;
+    if (dynamic) {
+      return [{
+        kind: "unknown",
+        reason: `${name} is given options known only when the line runs`,
+      }];
+    }
     i++;
     if (text.startsWith("--")) {
-      if (text === "--rcfile" || text === "--init-file") i++;
+      if (text === "--rcfile" || text === "--init-file") {
+        // Like BASH_ENV: a file of commands the shell runs first, not read here.
+        found.push({
+          kind: "unknown",
+          reason: `${name} ${text} runs the file "${
+            words[i]?.text ?? ""
+          }" first, which is not checked`,
+        });
+        i++;
+      } else if (text === "--emulate") i++; // zsh: the mode.
+      else if (text === "--login" || text === "--interactive") startup = true;
+      else if (zsh && /^--no-?rcs$/.test(text)) startup = false;
       continue;
     }
+    // A letter group: bash and dash take each `o`/`O`'s value from the next words
+    // and read on (`-oc posix CMD`); zsh takes the rest of the group (`-ointeractive`).
+    let values = 0;
     for (let j = 1; j < text.length; j++) {
-      if (text[j] === "c") command = true;
-      else if (text[j] === "s") stdin = true;
-      else if (text[j] === "o" || text[j] === "O") {
-        if (j === text.length - 1) i++;
-        break;
+      const letter = text[j];
+      if (letter === "c") command = true;
+      else if (letter === "s") stdin = true;
+      else if (letter === "i" || letter === "l") startup = true;
+      else if (letter === "f" && zsh && text[0] === "-") startup = false;
+      else if (letter === "o" || letter === "O") {
+        if (zsh && j < text.length - 1) break;
+        values++;
       }
     }
+    i += values;
   }
+  if (startup) {
+    found.push({ kind: "startup", variables: zsh ? ["HOME", "ZDOTDIR"] : ["HOME"], via: name });
+  }
+  return [...found, ...shellRuns(words, i, name, command, stdin)];
+}
+
+/** What a shell runs after its options: a `-c` string, standard input, or a script file. */
+function shellRuns(
+  words: Word[],
+  i: number,
+  name: string,
+  command: boolean,
+  stdin: boolean,
+): Inner[] {
   const via = `${name} -c`;
   if (command) {
     if (i >= words.length) return [];
@@ -82,11 +130,8 @@ function shell(words: Word[], name: string): Inner[] {
       reason: `${name} runs a script file known only when the line runs`,
     }];
   }
-  // `bash /dev/stdin <<< ...`: the script is standard input after all.
-  if (/^\/dev\/(stdin$|fd\/)|^\/proc\/[^/]+\/fd\//.test(script.text)) {
-    return [{ kind: "stdin", via: name }];
-  }
-  return [{ kind: "file", path: script, via: name }]; // Matched by the shell's own name only.
+  // Matched by the shell's own name only; `/dev/stdin` and the like are standard input (analyse.ts).
+  return [{ kind: "file", path: script, via: name }];
 }
 
 /** Programs that start shells or run command strings in a language not parsed here. */
@@ -100,6 +145,35 @@ const OPAQUE_RUNNERS: Record<string, string> = {
   csh: "csh runs commands in its own language, which is not checked",
   tcsh: "tcsh runs commands in its own language, which is not checked",
 };
+
+/** strace's long options that take the next word as their value (strace 6). */
+const STRACE_VALUES = [
+  "abbrev",
+  "attach",
+  "columns",
+  "const-print-style",
+  "decode-pids",
+  "detach-on",
+  "env",
+  "fault",
+  "inject",
+  "interruptible",
+  "kvm",
+  "output",
+  "raw",
+  "read",
+  "signal",
+  "status",
+  "string-limit",
+  "summary-columns",
+  "summary-sort-by",
+  "summary-syscall-overhead",
+  "trace",
+  "trace-path",
+  "user",
+  "verbose",
+  "write",
+];
 
 /** The wrappers, by program name: each says what its words run. */
 const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
@@ -170,7 +244,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     ),
   ionice(words, name) {
     const { index, seen } = skipOptions(words, 1, {
-      values: "cnp",
+      values: "cnpPu",
       longValues: ["class", "classdata", "pid", "pgid", "uid"],
     });
     if (seen.has("p") || seen.has("P") || seen.has("u") || seen.has("pid")) return [];
@@ -220,13 +294,11 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   xargs(words, name) {
     // `-i[R]` and `-l[N]` take their value only attached (GNU): never the next word.
     const { index, seen } = skipOptions(words, 1, {
+      // --eof, --replace and --max-lines take a value only after `=`.
       values: "adEILnPs",
       longValues: [
         "arg-file",
         "delimiter",
-        "eof",
-        "replace",
-        "max-lines",
         "max-args",
         "max-procs",
         "max-chars",
@@ -247,9 +319,10 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     return [{ kind: "argv", words: command, via: name, open: true }];
   },
   watch(words, name) {
+    // `-d`/`--differences` take a value only attached (`-dpermanent`, `--differences=permanent`).
     const { index, seen } = skipOptions(words, 1, {
-      values: "dnq",
-      longValues: ["differences", "interval", "equexit"],
+      values: "nq",
+      longValues: ["interval", "equexit"],
     });
     if (seen.has("x") || seen.has("exec")) return argv(words, index, name);
     if (index >= words.length) return [];
@@ -264,16 +337,26 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
       longValues: ["shell", "group", "supp-group", "whitelist-environment"],
     }),
   runuser(words, name) {
-    const { index, seen } = skipOptions(words, 1, {
+    const spec = {
       values: "cugGsw",
-      longValues: ["command", "user", "group", "supp-group", "shell", "whitelist-environment"],
-    });
-    if (seen.has("u") || seen.has("user")) return argv(words, index, name);
-    return shellOf(words, name, { values: "sgGuw", longValues: ["shell", "group", "user"] });
+      longValues: [
+        "command",
+        "session-command",
+        "user",
+        "group",
+        "supp-group",
+        "shell",
+        "whitelist-environment",
+      ],
+    };
+    const { index, seen } = skipOptions(words, 1, spec);
+    const command = seen.has("c") || seen.has("command") || seen.has("session-command");
+    if ((seen.has("u") || seen.has("user")) && !command) return argv(words, index, name);
+    return shellOf(words, name, spec);
   },
   script(words, name) {
     const { seen } = skipOptions(words, 1, {
-      values: "cEIOBTm",
+      values: "cEIOBTmo",
       longValues: [
         "command",
         "echo",
@@ -310,15 +393,28 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   unshare(words, name) {
     const { index } = skipOptions(words, 1, {
       values: "SGRw",
-      longValues: ["setuid", "setgid", "root", "wd"],
+      longValues: [
+        "setuid",
+        "setgid",
+        "root",
+        "wd",
+        "propagation",
+        "setgroups",
+        "map-user",
+        "map-users",
+        "map-group",
+        "map-groups",
+        "monotonic",
+        "boottime",
+      ],
     });
     if (index >= words.length) return [{ kind: "stdin", via: name }];
     return argv(words, index, name);
   },
   nsenter(words, name) {
     const { index } = skipOptions(words, 1, {
-      values: "tSG",
-      longValues: ["target", "setuid", "setgid"],
+      values: "tSGW",
+      longValues: ["target", "setuid", "setgid", "wdns"],
     });
     if (index >= words.length) return [{ kind: "stdin", via: name }];
     return argv(words, index, name);
@@ -326,7 +422,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   strace: (words, name) =>
     argv(
       words,
-      skipOptions(words, 1, { values: "abeEIoOpPsSuUX", longValues: ["output", "user"] }).index,
+      skipOptions(words, 1, { values: "abeEIoOpPsSuUX", longValues: STRACE_VALUES }).index,
       name,
     ),
   ltrace: (words, name) =>
@@ -342,7 +438,11 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   },
   pkexec: (words, name) => argv(words, skipOptions(words, 1, { longValues: ["user"] }).index, name),
   fakeroot: (words, name) =>
-    argv(words, skipOptions(words, 1, { values: "lsi", longValues: ["lib", "faked"] }).index, name),
+    argv(
+      words,
+      skipOptions(words, 1, { values: "lsi", longValues: ["lib", "faked", "fd-base"] }).index,
+      name,
+    ),
   eatmydata: (words, name) => argv(words, 1, name),
   unbuffer: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
   firejail: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),

@@ -40,6 +40,21 @@ const DENIED: [string, string][] = [
   ["escaped backquotes inside backquotes", "echo `echo \\`touch m\\``"],
   ["escaped backquotes inside backquotes, in double quotes", 'echo "`echo \\`touch m\\``"'],
   ["escaped backquotes inside backquotes, in an assignment", "x=`echo \\`touch m\\``"],
+  ["bash -oc: o's value is the next word, c is read", "bash -oc posix 'touch m'"],
+  ["bash -Oc", "bash -Oc extglob 'touch m'"],
+  ["dash -oc", "dash -oc errexit 'touch m'"],
+  ["bash -xoc", "bash -xoc posix 'touch m'"],
+  ["zsh --emulate MODE", "zsh --emulate sh -c 'touch m'"],
+  ["bash /dev/./stdin", "bash /dev/./stdin <<< 'touch m'"],
+  ["bash //dev/stdin", "bash //dev/stdin <<< 'touch m'"],
+  ["sh /dev//fd/0", "sh /dev//fd/0 <<< 'touch m'"],
+  ["bash /proc/self/./fd/0", "bash /proc/self/./fd/0 <<< 'touch m'"],
+  ["bash /proc/self/root/dev/stdin", "bash /proc/self/root/dev/stdin <<EOF\ntouch m\nEOF"],
+  ["watch -d takes no value word", "watch -d touch m"],
+  ["xargs --eof takes no value word", "xargs --eof touch true"],
+  ["xargs --replace takes no value word", "xargs --replace touch {}"],
+  ["runuser -u with --session-command", "runuser -u x --session-command 'touch m'"],
+  ["su --session-command", "su --session-command 'touch m'"],
 ];
 
 describe("policy: code the parser reads as text is checked", () => {
@@ -60,6 +75,26 @@ const ASKED: [string, string, RegExp][] = [
   ["$'EOF'", "cat <<$'EOF'\nx\nEOF\ntouch m\n$'EOF'", /delimiter/],
   ['$"EOF"', 'cat <<$"EOF"\nx\nEOF\ntouch m\n$"EOF"', /delimiter/],
   ["an unclosed backquote in a here-document", "cat <<EOF\n`touch m\nEOF", /backquote/],
+  ["bash --rcfile", "echo 'touch m' > f; bash --rcfile ./f -ic :", /--rcfile/],
+  ["bash --init-file", "echo 'touch m' > f; bash --init-file ./f -ic :", /--init-file/],
+  ["zsh with ZDOTDIR", "echo 'touch m' > z/.zshenv; ZDOTDIR=$PWD/z zsh -c :", /ZDOTDIR/],
+  ["zsh with HOME", "echo 'touch m' > .zshenv; HOME=$PWD zsh -c :", /HOME/],
+  ["an interactive bash with HOME", "echo 'touch m' > .bashrc; HOME=$PWD bash -ic :", /HOME/],
+  ["zsh through env HOME=", "env HOME=/tmp/x zsh -c :", /HOME/],
+  ["zsh after export HOME", "export HOME=/tmp/x; zsh -c :", /HOME/],
+  ["a script under /dev by another spelling", "bash /dev/../dev/fd/3 3<f", /device or process/],
+  ["xargs gives env -S its value", "printf 'touch m' | xargs -0 env -S", /input/],
+  [
+    "xargs gives env --split-string its value",
+    "printf 'touch m' | xargs -0 env --split-string",
+    /input/,
+  ],
+  ["xargs gives script -c its value", "printf 'touch m' | xargs -0 script -qc", /standard input/],
+  ["unshare --propagation", "unshare --propagation private /usr/bin/tou?h m", /only known when/],
+  ["unshare --setgroups", "unshare --setgroups allow /usr/bin/tou?h m", /only known when/],
+  ["unshare --map-user", "unshare --map-user 0 /usr/bin/tou?h m", /only known when/],
+  ["strace --trace", "strace -o /dev/null --trace open /usr/bin/tou?h m", /only known when/],
+  ["nsenter -W", "nsenter -W /tmp /usr/bin/tou?h m", /only known when/],
 ];
 
 describe("policy: here-documents the parser reads otherwise are asked about", () => {
@@ -84,6 +119,12 @@ const ALLOWED = [
   "cat <<EOF > out.txt\nhello\nEOF\necho done",
   "echo `echo \\$HOME`",
   "echo ${x:-\\`touch m\\`}",
+  "zsh -c 'echo hi'",
+  'cd $HOME && zsh -c ls; echo "${HOME}"; bash -ic true',
+  "HOME=/tmp/x ls",
+  'bash -o pipefail -c "ls | wc"',
+  "zsh -o extendedglob -c ls",
+  "watch -n 1 ls",
 ];
 
 describe("policy: honest lines with here-documents and ${} stay allowed", () => {

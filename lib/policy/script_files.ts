@@ -1,0 +1,44 @@
+/**
+ * What a shell's script path names (`bash FILE`): a file, standard input by
+ * another spelling (`/dev/./stdin`, `//dev/stdin`, `/proc/self/root/dev/stdin`),
+ * or some other device or process file, whose contents are not known.
+ * @module
+ */
+
+import { realpathSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+
+/** Standard input, by its names. */
+const STDIN = /^\/(dev\/stdin|dev\/fd\/0|proc\/(self|thread-self)\/fd\/0)$/;
+
+/** Paths of devices and process files: not a script file whose name says what it is. */
+const SPECIAL = /^\/(dev|proc)(\/|$)/;
+
+/**
+ * Where a script path leads: `stdin`, `special` (another descriptor, a
+ * device, a process's file), or `file`. The path is read lexically (`.`, `..`,
+ * repeated slashes, `/proc/PID/root`) and through the links of its directory
+ * as far as they exist now.
+ */
+export function scriptPlace(path: string, cwd: string): "stdin" | "special" | "file" {
+  const places = [withoutRoot(resolve(cwd, path))];
+  const full = places[0];
+  try {
+    places.push(withoutRoot(resolve(realpathSync(dirname(full)), basename(full))));
+  } catch {
+    // The directory does not exist (yet): the lexical path is all there is.
+  }
+  if (places.some((place) => STDIN.test(place))) return "stdin";
+  if (places.some((place) => SPECIAL.test(place) && place !== "/dev/null")) return "special";
+  return "file";
+}
+
+/** A path with `/proc/PID/root` prefixes removed (each is a link to `/`). */
+function withoutRoot(path: string): string {
+  let previous = "";
+  while (previous !== path) {
+    previous = path;
+    path = resolve("/", path.replace(/^\/proc\/[^/]+\/root(?=\/|$)/, "") || "/");
+  }
+  return path;
+}
