@@ -131,7 +131,6 @@ export class Session {
     });
     this.terminal.onOsc((osc, offset) => {
       if (this.#lines?.handle(osc) === true) return;
-      if (osc === "133;A") this.#lines?.promptShown();
       this.#shell.mark(osc, offset);
     });
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());

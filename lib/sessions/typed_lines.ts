@@ -64,7 +64,7 @@ const HEX = /^[0-9a-f]{8,64}$/;
 /** A check request: what the shell is about to run, the nonce and the token the answer carries. */
 interface CheckRequest {
   typed: TypedLine;
-  /** The earlier lines of a continued command, as the shell holds them (`typed.line` begins with them). */
+  /** The earlier lines of a command zsh itself is continuing (PREBUFFER; `typed.line` begins with them). */
   pending: string;
   nonce: string;
   token: string;
@@ -122,14 +122,6 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
 export class TypedLineChannel {
   readonly #dir: string;
   readonly #check: TypedLineCheck;
-  /**
-   * The lines termbridge answered "more" to, which the shell's next request
-   * must carry as its earlier lines: the shell's own copy is a variable that
-   * a line could change (`(( $name = 5 ))`), which would have the rest of
-   * the command checked without its beginning.
-   */
-  #continued = "";
-
   constructor(dir: string, check: TypedLineCheck) {
     this.#dir = dir;
     this.#check = check;
@@ -145,29 +137,20 @@ export class TypedLineChannel {
     return true;
   }
 
-  /** The shell showed its prompt (OSC 133;A): no command is being continued. */
-  promptShown(): void {
-    this.#continued = "";
-  }
-
   /** Removes the session's directory. */
   close(): void {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  async #answer({ typed, pending, nonce, token }: CheckRequest): Promise<void> {
+  async #answer({ typed, nonce, token }: CheckRequest): Promise<void> {
     let reply: string;
-    const continued = this.#continued;
-    this.#continued = "";
-    const tampering = pending === continued ? await tampersWithCheck(typed) : null;
-    if (pending !== continued) {
-      reply = "deny the earlier lines of this command are not the ones termbridge checked";
-    } else if (tampering !== null) {
+    const tampering = await tampersWithCheck(typed);
+    if (tampering !== null) {
       reply = `deny the line would change termbridge's typed-line check (${tampering})`;
     } else if (await isIncomplete(typed) && !(await completeWithAliases(typed))) {
-      // Nothing runs until the command is complete; then all of it is checked.
+      // The shell keeps the line in its editor (it never runs a line answered so) and asks
+      // again, with the rest, at the next Enter: then all of it is checked.
       reply = `more ${token}`;
-      this.#continued = `${typed.line}\n`;
     } else {
       try {
         const verdict = await this.#check(typed);
@@ -212,28 +195,43 @@ export class TypedLineChannel {
 
 /**
  * Whether the line is complete once its aliases are replaced (`alias q='echo "'`
- * makes `q "; touch m` complete): then it is checked as it is, never answered
- * "more", which would let the shell run it.
+ * makes `q "; touch m` complete): then it is checked as it is. Plain aliases
+ * are replaced where the shell replaces them, in command position only (the
+ * first word, and after `;` `&` `|` `(` or a newline); global ones anywhere.
  */
 async function completeWithAliases(typed: TypedLine): Promise<boolean> {
-  const expanded = expandGlobalAliases(typed.line, { ...typed.aliases, ...typed.globalAliases });
+  let expanded = expandGlobalAliases(typed.line, typed.globalAliases);
+  expanded = expanded.replace(
+    /(^|[;&|(\n]\s*)([^\s;&|()<>'"\\$`=]+)(?=$|[\s;&|()<>])/g,
+    (word, before: string, name: string) =>
+      Object.hasOwn(typed.aliases, name) ? before + typed.aliases[name] : word,
+  );
   return expanded !== typed.line && !(await isIncomplete({ ...typed, line: expanded }));
 }
 
 /**
  * Whether the shell will ask for more before running anything (an open quote,
  * `if` without `fi`, a trailing `|`): asked of the shell's own parser (`-n`).
+ * Only a guide to when to ask again: the shell never runs a line answered
+ * "more" (it stays in the line editor), whatever the shell makes of it.
  */
 async function isIncomplete(typed: TypedLine): Promise<boolean> {
   const root = (await loadShellParser()).parse(typed.line);
-  // An odd number of backslashes at the end continues the line, unless they end a comment.
+  const zsh = typed.shell === "zsh" || typed.shell.endsWith("/zsh");
+  // An odd number of backslashes at the end continues the line, unless they end a comment, a
+  // quoted here-document's delimiter or body: asked of the shell, which joins the line to a
+  // following "|" (unfinished) only when the backslash continues it (and takes it for text
+  // in an open here-document: then as any other line).
+  let backslash = false;
   if (/(^|[^\\])(\\\\)*\\$/.test(typed.line)) {
-    return root.descendantForIndex(typed.line.length - 1)?.type !== "comment";
+    if (root.descendantForIndex(typed.line.length - 1)?.type === "comment") return false;
+    const probe = await syntaxCheck(zsh, `${typed.line}\n|`);
+    if (probe.exitCode !== 0) return isUnfinished(zsh, probe);
+    backslash = true;
   }
-  if (!root.hasError) return false; // The usual case: complete, and no process to start.
+  if (!root.hasError && !backslash) return false; // The usual case: complete, no process started.
   // Only ever bash or zsh from termbridge's own PATH: the file's words come from the session,
   // where any program could have written them.
-  const zsh = typed.shell === "zsh" || typed.shell.endsWith("/zsh");
   const first = await syntaxCheck(zsh, typed.line);
   if (first.exitCode === 0) {
     if (!zsh) return /here-document at line \d+ delimited by end-of-file/.test(first.errors);
@@ -241,10 +239,18 @@ async function isIncomplete(typed: TypedLine): Promise<boolean> {
     // (")") is accepted only inside one.
     return (await syntaxCheck(zsh, `${typed.line}\n)`)).exitCode === 0;
   }
+  // bash reads @(...) as a pattern only with extglob: unfinished only if it is either way.
+  return isUnfinished(zsh, first) &&
+    (zsh || isUnfinished(zsh, await syntaxCheck(zsh, typed.line, ["-O", "extglob"])));
+}
+
+/** Whether a syntax check failed only because the text ended too soon. */
+function isUnfinished(zsh: boolean, check: { exitCode: number | null; errors: string }): boolean {
+  if (check.exitCode === 0) return false;
   return zsh
-    ? /unmatched|parse error near `\\n'|parse error$/m.test(first.errors)
+    ? /unmatched|parse error near `\\n'|parse error$/m.test(check.errors)
     : /unexpected EOF while looking for matching|syntax error: unexpected end of file/.test(
-      first.errors,
+      check.errors,
     );
 }
 
@@ -252,9 +258,10 @@ async function isIncomplete(typed: TypedLine): Promise<boolean> {
 async function syntaxCheck(
   zsh: boolean,
   text: string,
+  options: string[] = [],
 ): Promise<{ exitCode: number | null; errors: string }> {
   const child = runtime.spawnPiped({
-    argv: [zsh ? "zsh" : "bash", "-n"],
+    argv: [zsh ? "zsh" : "bash", ...options, "-n"],
     env: { PATH: runtime.env().PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
     stderr: "pipe",
   });

@@ -211,10 +211,12 @@ for (const shell of SHELLS) {
     it(`${shell}: the prompt is not back while the shell asks for the rest of a command`, async () => {
       await withSessions(async (kit) => {
         const session = await open(kit);
-        // The check answers "more"; bash redraws its prompt line after the check, then asks for
-        // the rest: a prompt wait begun now must end only at the prompt after the whole command.
+        // The check answers "more": the line stays in the shell's editor with a newline (the
+        // shell never reads it: no PS2) and a prompt wait begun now must end only at the prompt
+        // after the whole command.
         session.type('echo "first\r');
-        await session.wait({ regex: "> ?$" }, TIMEOUT_MS); // PS2: "> " (bash), "dquote> " (zsh)
+        await session.wait({ regex: 'echo "first' }, TIMEOUT_MS);
+        await session.wait({ idleMs: 300 }, TIMEOUT_MS);
         const prompt = session.wait({ prompt: true }, TIMEOUT_MS);
         session.type('second"\r');
         assert.match((await prompt).screen, /^first\nsecond$/m);

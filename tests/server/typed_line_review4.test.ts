@@ -1,0 +1,125 @@
+/**
+ * A fourth review's reports, each reproduced through the built binary before
+ * the fix: lines and keys that made a line the policy refuses (`touch`) run
+ * anyway. A line answered "more" was accepted by the shell unchecked when the
+ * shell read it as complete; options and variables a line set broke zsh's
+ * check open; history expanded twice; keys and traps ran or skipped around
+ * the check. Each case sets up, attacks, and the marker file the refused
+ * `touch` would make must not exist.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { describe, itWhen } from "../harness.ts";
+import { BINARY_CURRENT, inWorld } from "./_kit.ts";
+
+const BUILD = BINARY_CURRENT ? "binary" : "source";
+const DENY_TOUCH = '{ "policy": { "deny": ["touch"] } }';
+const HAS_ZSH = spawnSync("zsh", ["-c", "true"]).status === 0;
+
+/** A step: a line typed and Enter (then the prompt), or raw keys typed as they are. */
+type Step = { line: string } | { keys: string };
+
+interface Case {
+  name: string;
+  shell: "bash" | "zsh";
+  /** Run with `exec` first (allowed lines that set things up). */
+  setup?: string[];
+  /** `%M%` in a step is the marker's path. */
+  steps: Step[];
+  /** What the screen must say as well. */
+  says?: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    name: "an alias opening a quote, named again as an argument (checker: unfinished)",
+    shell: "bash",
+    steps: [{ line: `alias x='echo "'` }, { line: 'x "; touch %M%; echo x' }],
+  },
+  {
+    name: "an alias opening a quote, named again as an argument (checker: unfinished)",
+    shell: "zsh",
+    steps: [{ line: `alias x='echo "'` }, { line: 'x "; touch %M%; echo x' }],
+  },
+  {
+    name: "a quoted here-document delimiter ending in a backslash",
+    shell: "bash",
+    steps: [{ keys: "cat <<'X\\'; touch %M%\r" }, { line: "X\\" }],
+  },
+  {
+    name: "a quoted here-document delimiter ending in a backslash",
+    shell: "zsh",
+    steps: [{ keys: "cat <<'X\\'; touch %M%\r" }, { line: "X\\" }],
+  },
+  {
+    name: "a line bash reads as complete only with extglob",
+    shell: "bash",
+    steps: [{ line: "shopt -s extglob" }, { line: "touch %M%; @(${)" }],
+  },
+  {
+    name: "BASH set: zsh's lines judged by bash's parser",
+    shell: "zsh",
+    steps: [{ line: "BASH=/usr/bin/bash" }, { line: "touch %M%; echo $(( '1 ))" }],
+  },
+  {
+    name: "a history expansion that expands again when accept-line expands it",
+    shell: "zsh",
+    steps: [{ line: "touch %M%" }, { line: ": '!touch'" }, { line: "!!:1:Q" }],
+  },
+  {
+    name: "no_unset (and PWD unset) breaks the check half-way",
+    shell: "zsh",
+    // (Keys, not lines: before the fix the prompt hook failed too, so no prompt came back.)
+    steps: [{ keys: "unset -m 'P?D'; setopt no_unset\r" }, { keys: "touch %M%\r" }],
+  },
+  {
+    name: "a hook variable made read-only by a name pattern (typeset -m)",
+    shell: "zsh",
+    steps: [{ line: "typeset -gr -m '_?tb_why'" }, { line: "touch %M%" }],
+  },
+  {
+    // glob_subst globs the random bytes the check reads: about one line in three failed open.
+    name: "glob_subst in an empty directory",
+    shell: "zsh",
+    steps: [
+      { line: "mkdir -p %M%.d && cd %M%.d && setopt glob_subst" },
+      ...Array.from({ length: 8 }, () => ({ line: "touch %M%" })),
+    ],
+  },
+];
+
+describe("session server: a fourth review of the typed-line check", () => {
+  for (const c of CASES) {
+    itWhen(
+      c.shell === "bash" || HAS_ZSH,
+      `${c.shell}: ${c.name}`,
+      () =>
+        inWorld(BUILD, async (world) => {
+          world.configure(DENY_TOUCH);
+          const marker = join(world.dir, "m");
+          await world.ok(["new", "s", "--", c.shell]);
+          for (const line of c.setup ?? []) {
+            await world.ok(["exec", "s", line.replaceAll("%M%", marker)]);
+          }
+          for (const step of c.steps) {
+            if ("keys" in step) {
+              await world.ok(["type", "s", "--", step.keys.replaceAll("%M%", marker)]);
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              continue;
+            }
+            await world.ok(["type", "s", "--", step.line.replaceAll("%M%", marker)]);
+            await world.ok(["key", "s", "Enter"]);
+            await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const screen = await world.ok(["screen", "s", "--logical"]);
+          assert.equal(existsSync(marker), false, screen);
+          if (c.says !== undefined) assert.match(screen, c.says);
+        }),
+    );
+  }
+});
