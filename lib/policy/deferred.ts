@@ -10,6 +10,7 @@
  * @module
  */
 
+import { isLookupVariable } from "./lookup.ts";
 import type { Word } from "./words.ts";
 
 /** What a builtin's words store or run later. */
@@ -111,6 +112,13 @@ function zshDeferred(words: Word[]): Deferred[] | null {
       reason: `${name} loads function code from files that are not checked`,
     }];
   }
+  const styled = name === "zstyle" ? zstyleCode(words) : [];
+  if (styled.length > 0) return styled;
+  if (name === "compdef" && rest[0]?.text !== "-d") {
+    // `compdef [-ane] FUNCTION NAME...`: FUNCTION may be code, evaluated when completing.
+    const code = rest.find((w) => w.dynamic || !/^-/.test(w.text));
+    return code === undefined ? [] : [{ kind: "code", text: code, via: "compdef" }];
+  }
   if (name === "compctl") {
     if (rest.some((w) => w.dynamic || /[$`(]/.test(w.text))) {
       return [{
@@ -123,9 +131,11 @@ function zshDeferred(words: Word[]): Deferred[] | null {
   if (name === "zmodload" && rest.some((w) => w.dynamic || /^[./~]/.test(w.text))) {
     return [{ kind: "unknown", reason: "zmodload loads a module from a file" }];
   }
-  const tied = (name === "typeset" || name === "declare" || name === "local" ||
-    name === "export" || name === "readonly" || name === "private") &&
-    rest.some((w) => /^[-+][a-zA-Z]*T/.test(w.text));
+  // zsh's `set -A NAME VALUE...` sets an array (a prompt's first element is the prompt).
+  const arraySet = name === "set" && rest.some((w) => /^[-+][a-zA-Z]*A/.test(w.text));
+  const tied = arraySet || (name === "typeset" || name === "declare" || name === "local" ||
+        name === "export" || name === "readonly" || name === "private") &&
+      rest.some((w) => /^[-+][a-zA-Z]*T/.test(w.text));
   // `print -v NAME`: a name built at run time may be any.
   const printTo = name === "print" &&
     rest.some((w, i) => /^-[a-zA-Z]*v$/.test(w.text) && rest[i + 1]?.dynamic);
@@ -136,6 +146,44 @@ function zshDeferred(words: Word[]): Deferred[] | null {
     }];
   }
   return null;
+}
+
+/**
+ * Styles whose values zsh's completion system and functions run: `command`
+ * (evaluated by `_call_program`), programs (`pager`, browsers, mime handlers).
+ */
+const CODE_STYLES = new Set([
+  "command",
+  "call-command",
+  "pager",
+  "handler",
+  "filter",
+  "x-browsers",
+  "tty-browsers",
+]);
+
+/**
+ * `zstyle -e PATTERN STYLE CODE...`: CODE is evaluated when the style is
+ * looked up; a style that names a program or code has each value checked as
+ * a line (and all of them joined, as `command` is evaluated).
+ */
+function zstyleCode(words: Word[]): Deferred[] {
+  let i = 1;
+  const evaluated = words[i]?.text === "-e";
+  if (evaluated || words[i]?.text === "-" || words[i]?.text === "--") i++;
+  else if (words[i] === undefined || /^-/.test(words[i].text)) return []; // Look-ups, listing.
+  const style = words[i + 1];
+  const values = words.slice(i + 2);
+  if (style === undefined || values.length === 0) return [];
+  const text = {
+    text: values.map((w) => w.text).join(" "),
+    dynamic: values.some((w) => w.dynamic),
+  };
+  if (evaluated) return [{ kind: "code", text, via: "zstyle -e" }];
+  if (!style.dynamic && !CODE_STYLES.has(style.text)) return [];
+  const via = `zstyle ${style.text}`;
+  const each: Deferred[] = values.map((value) => ({ kind: "code", text: value, via }));
+  return values.length > 1 ? [...each, { kind: "code", text, via }] : each;
 }
 
 /**
@@ -159,6 +207,7 @@ const SETS_BY_NAME = new Set([
   "integer",
   "float",
   "private",
+  "ztie",
 ]);
 
 /** `trap [-lp] [[CODE] SIGNAL...]`: CODE runs when a signal (or EXIT, DEBUG, ERR, RETURN) comes. */
@@ -197,8 +246,9 @@ function aliasCode(words: Word[]): Deferred[] {
  * Variables whose value the shell runs, expands or sources later (in an
  * interactive shell, or a child): bash's and zsh's names for the prompts and
  * the mail messages (expanded with substitutions), code run for a bare
- * redirection (zsh's NULLCMD), function bodies (zsh's `functions` array),
- * and files or directories of code.
+ * redirection (zsh's NULLCMD), function bodies and aliases set through
+ * arrays (zsh's `functions`, `aliases`; bash's BASH_ALIASES), and files or
+ * directories of code.
  */
 const CODE_VARIABLES: Record<string, "code" | "prompt" | "file"> = {
   PROMPT_COMMAND: "code",
@@ -229,6 +279,11 @@ const CODE_VARIABLES: Record<string, "code" | "prompt" | "file"> = {
   // zsh/parameter: `functions[NAME]=BODY` defines NAME.
   functions: "code",
   dis_functions: "code",
+  // Aliases set through arrays (bash's BASH_ALIASES, zsh/parameter's): their text is run.
+  BASH_ALIASES: "code",
+  aliases: "code",
+  galiases: "code",
+  saliases: "code",
   BASH_ENV: "file",
   ENV: "file",
   ZDOTDIR: "file",
@@ -264,6 +319,24 @@ export function deferredAssignment(name: string, value: Word | undefined): Defer
     }];
   }
   return [];
+}
+
+/**
+ * Why a parameter expansion that assigns (`${NAME:=VALUE}`, `${NAME=VALUE}`,
+ * zsh's `${NAME::=VALUE}`, bash's indirect `${!REF:=VALUE}`) leaves code for
+ * the shell to run later, or null when it does not.
+ */
+export function expansionAssignment(text: string): string | null {
+  const match = /^\$\{(!?)([A-Za-z_]\w*)(\[[^\]]*\])?:{0,2}=/.exec(text);
+  if (match === null) return null;
+  if (match[1] === "!") {
+    return `${text} assigns a variable named at run time, which may be one the shell runs later`;
+  }
+  if (isLookupVariable(match[2])) {
+    return `${text} assigns ${match[2]}, so which files the line's programs are cannot be known`;
+  }
+  if (!isCodeVariable(match[2])) return null;
+  return `${text} assigns ${match[2]}, whose value the shell runs or expands later`;
 }
 
 /** Whether a word names one of the variables above (as `read`, `printf -v` or a nameref would set it). */

@@ -7,7 +7,7 @@
  */
 
 import type { SyntaxNode } from "./parser.ts";
-import { deferredAssignment, isCodeVariable } from "./deferred.ts";
+import { deferredAssignment, expansionAssignment, isCodeVariable } from "./deferred.ts";
 import { type Word, wordOf } from "./words.ts";
 import { expandedWords } from "./braces.ts";
 import { isLookupVariable } from "./lookup.ts";
@@ -159,6 +159,8 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
   }
   if (type === "command") return visitCommand(node, via, state);
   hiddenCode(node, via, state);
+  const assigns = type === "expansion" ? expansionAssignment(node.text) : null;
+  if (assigns !== null) unknown(state, via, assigns);
   if (type === "expansion" && /@P\}$/.test(node.text)) {
     unknown(
       state,

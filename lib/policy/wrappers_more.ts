@@ -3,7 +3,7 @@
  * personality changers (`setpriv`, `setarch`, `linux32`, `choom`, `capsh`,
  * `sg`), loggers and agents (`logsave`, `ssh-agent`), proxies (`torsocks`,
  * `proxychains`), `find -exec`, the dynamic loader run as a program, and zsh's
- * builtins that run strings (`emulate -c`, `sched`, `zpty`, `zstyle -e`) or are
+ * builtins that run strings (`emulate -c`, `sched`, `zpty`) or are
  * programs under other names (`zf_rm`). Each says where its program begins, as
  * `wrappers.ts` does for the common ones.
  * @module
@@ -161,17 +161,6 @@ const ZSH_RUNNERS: Record<string, (words: Word[], name: string) => Inner[]> = {
       i++;
     }
     return joined(words.slice(i + 1), name);
-  },
-  zstyle(words, name) {
-    // `zstyle -e PATTERN STYLE CODE...`: CODE is evaluated when the style is looked up;
-    // the completion system evaluates the `command` style's value too.
-    if (words[1]?.text === "-e") return joined(words.slice(4), `${name} -e`);
-    const i = words[1]?.text === "-" || words[1]?.text === "--" ? 2 : 1;
-    if (words[i] === undefined || /^-/.test(words[i].text)) return [];
-    if (words[i + 1]?.dynamic || words[i + 1]?.text === "command") {
-      return joined(words.slice(i + 2), `${name} command`);
-    }
-    return [];
   },
   zregexparse: (_words, name) => [{
     kind: "unknown",

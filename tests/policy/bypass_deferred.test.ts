@@ -38,6 +38,11 @@ const DENIED: [string, string, string][] = [
   ["complete -C attached", "complete -C'touch m' xy", "touch"],
   ["zsh's functions array", "functions[ls]='touch m'", "touch"],
   ["zsh's NULLCMD", "NULLCMD=touch; > m", "touch"],
+  ["zstyle's pager style", "zstyle ':x' pager touch", "touch"],
+  ["a mime handler style", "zstyle ':mime:.txt:' handler 'touch %s'", "touch"],
+  ["compdef with code", "compdef 'touch m' foo", "touch"],
+  ["zsh's aliases array", "aliases[ls]='touch m'", "touch"],
+  ["bash's BASH_ALIASES", "BASH_ALIASES[ls]='touch m'", "touch"],
 ];
 
 describe("policy: code a builtin runs or keeps for later is checked as run", () => {
@@ -67,6 +72,12 @@ const ASKED: [string, string, RegExp][] = [
   ["print -v into a prompt", "print -v RPROMPT '$(touch m)'", /"print"/],
   ["vared of a prompt", "vared PROMPT", /"vared"/],
   ["a prompt tied to an array", "typeset -T PROMPT parts; parts=('$(touch m)')", /"typeset"/],
+  ["zstyle -s into a prompt", "zstyle -s ':x' y PROMPT", /"zstyle"/],
+  ["set -A of a prompt", "set -A PROMPT '$(touch m)'", /"set"/],
+  ["ztie of a prompt", "ztie -d db/gdbm -f /tmp/db PROMPT", /"ztie"/],
+  ["${NAME:=} of PROMPT_COMMAND", ": ${PROMPT_COMMAND:=touch m}", /assigns PROMPT_COMMAND/],
+  ["${NAME=} of an element", ": ${PROMPT_COMMAND[1]=touch m}", /assigns PROMPT_COMMAND/],
+  ["${!REF:=}", ": ${!ref:=v}", /named at run time/],
   ["compctl -s", "compctl -s '$(touch m)' xy", /compctl/],
   ["compctl -g with a qualifier", "compctl -g '*(e:touch m:)' xy", /compctl/],
   ["zsh's r", "r", /history/],
@@ -118,6 +129,11 @@ const ALLOWED = [
   "mapfile -t lines < notes.txt",
   "autoload",
   "export PS1",
+  "compdef _git git",
+  "zstyle -s ':x' y v",
+  "aliases[ll]='ls -l'",
+  "echo ${HOME:=/tmp} ${x:-$HOME}",
+  "set -A arr a b",
 ];
 
 describe("policy: honest completion, prompt and zsh lines stay allowed", () => {
