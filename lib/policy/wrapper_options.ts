@@ -11,8 +11,16 @@ import type { Inner } from "./wrappers.ts";
 export interface OptionSpec {
   /** Short options that take a value (`"un"`: `-u USER`, `-n5`). */
   values?: string;
-  /** Long options that take a value as the next word (`--user USER`; `--user=USER` always works). */
+  /**
+   * Long options that take a value as the next word (`--user USER`; `--user=USER` always works).
+   * As getopt_long does, an unambiguous abbreviation is read as the option (`--us USER`).
+   */
   longValues?: string[];
+  /**
+   * Long options without a value whose name begins another's that has one
+   * (nsenter's `--wd` and `--wdns DIR`): named exactly, they are not abbreviations.
+   */
+  longFlags?: string[];
   /** `-5` style numeric options (nice). */
   numeric?: boolean;
 }
@@ -30,19 +38,24 @@ export function skipOptions(
   const seen = new Map<string, string | true>();
   let i = start;
   while (i < words.length) {
-    const text = words[i].text;
+    const { text, dynamic } = words[i];
     if (text === "--") return { index: i + 1, seen };
-    if (!text.startsWith("-") || text === "-") break;
+    // An option built at run time (`-$X`) may be anything: read as the program, it is unknown.
+    if (!text.startsWith("-") || text === "-" || dynamic) break;
     if (text.startsWith("--")) {
       const eq = text.indexOf("=");
-      const name = eq < 0 ? text.slice(2) : text.slice(2, eq);
-      if (eq < 0 && spec.longValues?.includes(name)) {
+      const written = eq < 0 ? text.slice(2) : text.slice(2, eq);
+      const name = valueOption(written, spec);
+      if (name === undefined) {
+        seen.set(written, eq < 0 ? true : text.slice(eq + 1));
+        i++;
+      } else if (eq >= 0) {
+        seen.set(name, text.slice(eq + 1));
+        i++;
+      } else {
         // A value missing here may be added at run time (xargs): no value is known.
         seen.set(name, words[i + 1]?.text ?? true);
         i += 2;
-      } else {
-        seen.set(name, eq < 0 ? true : text.slice(eq + 1));
-        i++;
       }
       continue;
     }
@@ -63,6 +76,21 @@ export function skipOptions(
     }
   }
   return { index: i, seen };
+}
+
+/**
+ * The value-taking long option a written name stands for: itself, or the one
+ * it abbreviates (`--split` is `--split-string`); undefined when it is not
+ * one. An abbreviation of several is kept as written: the program reads it as
+ * one of them or refuses it.
+ */
+function valueOption(written: string, spec: OptionSpec): string | undefined {
+  const values = spec.longValues ?? [];
+  if (values.includes(written)) return written;
+  if (written === "" || spec.longFlags?.includes(written)) return undefined;
+  const matches = values.filter((name) => name.startsWith(written));
+  if (matches.length === 0) return undefined;
+  return matches.length === 1 ? matches[0] : written;
 }
 
 /** The words from `index` as the program a wrapper runs (none when there are none). */

@@ -415,6 +415,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const { index } = skipOptions(words, 1, {
       values: "tSGW",
       longValues: ["target", "setuid", "setgid", "wdns"],
+      longFlags: ["wd"],
     });
     if (index >= words.length) return [{ kind: "stdin", via: name }];
     return argv(words, index, name);
@@ -422,7 +423,11 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   strace: (words, name) =>
     argv(
       words,
-      skipOptions(words, 1, { values: "abeEIoOpPsSuUX", longValues: STRACE_VALUES }).index,
+      skipOptions(words, 1, {
+        values: "abeEIoOpPsSuUX",
+        longValues: STRACE_VALUES,
+        longFlags: ["summary"],
+      }).index,
       name,
     ),
   ltrace: (words, name) =>

@@ -9,10 +9,11 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createPolicy } from "../../lib/policy/mod.ts";
+import { createPolicy, DEFAULT_POLICY_RULES } from "../../lib/policy/mod.ts";
 
 const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
 const policy = () => createPolicy({ deny: ["touch", "rm"] });
+const shipped = () => createPolicy(DEFAULT_POLICY_RULES);
 
 /** Lines that run `touch`: each must be denied by the rule "touch". */
 const DENIED: [string, string][] = [
@@ -55,6 +56,8 @@ const DENIED: [string, string][] = [
   ["xargs --replace takes no value word", "xargs --replace touch {}"],
   ["runuser -u with --session-command", "runuser -u x --session-command 'touch m'"],
   ["su --session-command", "su --session-command 'touch m'"],
+  ["env's --split-string abbreviated", "env --split-s='touch m'"],
+  ["su's --command abbreviated", "su --comm 'touch m'"],
 ];
 
 describe("policy: code the parser reads as text is checked", () => {
@@ -95,6 +98,8 @@ const ASKED: [string, string, RegExp][] = [
   ["unshare --map-user", "unshare --map-user 0 /usr/bin/tou?h m", /only known when/],
   ["strace --trace", "strace -o /dev/null --trace open /usr/bin/tou?h m", /only known when/],
   ["nsenter -W", "nsenter -W /tmp /usr/bin/tou?h m", /only known when/],
+  ["nice --adjustment abbreviated", "nice --adj 5 /usr/bin/tou?h m", /only known when/],
+  ["timeout --signal abbreviated", "timeout --sig KILL 5 /usr/bin/tou?h m", /only known when/],
 ];
 
 describe("policy: here-documents the parser reads otherwise are asked about", () => {
@@ -125,6 +130,8 @@ const ALLOWED = [
   'bash -o pipefail -c "ls | wc"',
   "zsh -o extendedglob -c ls",
   "watch -n 1 ls",
+  "nsenter --wd ls",
+  "strace --summary ls",
 ];
 
 describe("policy: honest lines with here-documents and ${} stay allowed", () => {
@@ -132,6 +139,22 @@ describe("policy: honest lines with here-documents and ${} stay allowed", () => 
     test(JSON.stringify(line), async () => {
       const verdict = await policy().checkLine(line, CONTEXT);
       assert.equal(verdict.decision, "allow", `${verdict.decision}: ${verdict.reason}`);
+    });
+  }
+});
+
+describe("policy: abbreviated wrapper options under the shipped rules", () => {
+  for (
+    const line of [
+      "nice --adj 5 rm -rf /",
+      "timeout --sig KILL 5 rm -rf /",
+      "sudo --us root rm -rf /",
+    ]
+  ) {
+    test(`${JSON.stringify(line)} is asked as rm -rf / is`, async () => {
+      const verdict = await shipped().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+      assert.match(verdict.reason, /rm -rf \//);
     });
   }
 });
