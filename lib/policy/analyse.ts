@@ -11,6 +11,7 @@ import { deferredCode } from "./deferred.ts";
 import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { lookupChange } from "./lookup.ts";
+import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import { programNames } from "./resolve.ts";
 import { scriptPlace } from "./script_files.ts";
 import type { ProgramNames } from "./rules.ts";
@@ -83,6 +84,7 @@ export function analyseLine(parser: ShellParser, line: string, context: Analysis
   analyser.line(line, [], 0);
   analyser.environment();
   analyser.finish();
+  analyser.writes();
   return analysis;
 }
 
@@ -98,6 +100,7 @@ export function analyseArgv(
   analyser.command(words, [], false, undefined, 0);
   analyser.environment();
   analyser.finish();
+  analyser.writes();
   return analysis;
 }
 
@@ -232,11 +235,9 @@ class Analyser {
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
     try {
-      contents = extractCommands(
-        this.parser.parse(joinContinuations(text)),
-        this.context.home,
-        via,
-      );
+      const root = this.parser.parse(joinContinuations(text));
+      contents = extractCommands(root, this.context.home, via);
+      this.#redirected.push(...redirectTargets(root, this.context.home));
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       // Thousands of nested groups or substitutions: too deep to walk, so unknown.
@@ -332,6 +333,45 @@ class Analyser {
     }
     // Text those checks turned up is checked too (the flag stays set).
     if (this.#quoted.length > 0) this.finish();
+  }
+
+  /** Files the line writes to by redirection. */
+  readonly #redirected: Word[] = [];
+
+  /**
+   * After the whole line: a file it may put into a writable directory on PATH
+   * (names were looked up before it runs), or a program it runs by path that
+   * it also names as a file (`printf ... > ./x; ./x`), is unknown.
+   */
+  writes(): void {
+    const cwd = this.context.cwd;
+    const programs = new Set(this.analysis.commands.map((c) => c.words[0]));
+    const files = [
+      ...this.#redirected,
+      ...this.analysis.commands.flatMap((c) => c.words.slice(1)).filter((w) => !programs.has(w)),
+    ];
+    const dirs = writablePathDirs(this.context.path, cwd);
+    const names = new Set(
+      [...programs].filter((w) => !w.dynamic && !w.text.includes("/")).map((w) => w.text),
+    );
+    const into = files.find((word) => mayWriteInto(word, dirs, names, this.context));
+    if (into !== undefined) {
+      this.unknown(
+        `the line may put "${into.text}" into a directory on PATH, so a name it runs may be a new file`,
+        [],
+      );
+    }
+    for (const command of this.analysis.commands) {
+      const first = command.words[0].text;
+      if (!first.includes("/")) continue;
+      const path = resolve(cwd, first);
+      if (files.some((word) => namesFile(word, path, cwd))) {
+        this.unknown(
+          `the line names "${first}" as a file as well as running it, so it may be rewritten first`,
+          command.via,
+        );
+      }
+    }
   }
 
   /** Program names the line runs: an alias it defines and also uses has its text checked. */

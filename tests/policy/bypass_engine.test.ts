@@ -7,8 +7,11 @@
  * @module
  */
 
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createPolicy, DEFAULT_POLICY_RULES } from "../../lib/policy/mod.ts";
 import type { Decision } from "../../lib/policy/mod.ts";
 
@@ -150,6 +153,61 @@ describe("policy: what changes which file a name runs is unknown", () => {
   ) {
     test(`stays allowed: ${JSON.stringify(line)}`, async () => {
       const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "allow", verdict.reason);
+    });
+  }
+});
+
+/** Lines that put a file into a writable directory on PATH before running a name (with ~/bin first on PATH). */
+const SHADOWS: [string, string][] = [
+  [
+    "a script written by printf",
+    "printf '%s\\n' '#!/bin/sh' 'exec tou\"\"ch \"$@\"' > ~/bin/ls; chmod +x ~/bin/ls; ls m",
+  ],
+  ["a link made with ln", "ln -sf /usr/bin/id ~/bin/ls; ls m"],
+  ["a copy into the directory", "cp /usr/bin/id ~/bin/; ls m"],
+  ["dd of=", "dd if=/usr/bin/id of=~/bin/cat; chmod +x ~/bin/cat; cat m"],
+  ["a path with an expansion", "cp /usr/bin/id $HOME/bin/ls; ls m"],
+  ["cd into the directory first", "cd ~/bin && ln -s /usr/bin/id ls; cd /; ls m"],
+  ["tee", "echo x | tee ~/bin/ls; ls m"],
+  ["a glob of the name", "cp /usr/bin/id ~/bin/l?; ls m"],
+];
+
+describe("policy: a line that puts a file into a directory on PATH is unknown", () => {
+  let home = "";
+  before(() => {
+    home = realpathSync(mkdtempSync(join(tmpdir(), "tb-shadow-")));
+    mkdirSync(join(home, "bin"));
+    writeFileSync(join(home, "x"), "");
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+  const context = () => ({
+    cwd: home,
+    env: { HOME: home, PATH: `${home}/bin:/usr/bin:/bin` },
+  });
+  for (const [name, line] of SHADOWS) {
+    test(`${name}: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, context());
+      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+      assert.match(verdict.reason, /directory on PATH/);
+    });
+  }
+  test("a program the line writes before running it by path", async () => {
+    const verdict = await policy().checkLine("printf 'touch m' > ./x; ./x", context());
+    assert.equal(verdict.decision, "ask", verdict.reason);
+    assert.match(verdict.reason, /as a file as well as running it/);
+  });
+  for (
+    const line of [
+      "echo hi > ~/notes.txt; ls",
+      "cp x y; ls",
+      "echo > ~/bin/other; ls",
+      "cat $HOME/bin/ls",
+      "ls -l ~/bin/other",
+    ]
+  ) {
+    test(`stays allowed: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, context());
       assert.equal(verdict.decision, "allow", verdict.reason);
     });
   }
