@@ -312,7 +312,8 @@ export function deferredAssignment(name: string, value: Word | undefined): Defer
     }
     return [{ kind: "code", text: value, via: base }];
   }
-  if (value.dynamic || /\$[({[]|`/.test(value.text)) {
+  // `$name[i]` too: zsh evaluates the subscript as arithmetic, which runs substitutions in values.
+  if (value.dynamic || /\$([({[]|\w+\[)|`/.test(value.text)) {
     return [{
       kind: "unknown",
       reason: `${base} holds substitutions the shell runs at each prompt, which are not checked`,

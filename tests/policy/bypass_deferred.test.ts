@@ -68,6 +68,7 @@ const ASKED: [string, string, RegExp][] = [
   ["RPS1", "RPS1='$(touch m)'", /RPS1/],
   ["zsh's lowercase prompt", "prompt='$(touch m)'", /prompt/],
   ["SPROMPT", "SPROMPT='`touch m`'", /SPROMPT/],
+  ["a prompt with a zsh subscript", "PROMPT='$a[x] %# '", /PROMPT/],
   ["PROMPT_EOL_MARK", "PROMPT_EOL_MARK='$(touch m)'", /PROMPT_EOL_MARK/],
   ["print -v into a prompt", "print -v RPROMPT '$(touch m)'", /"print"/],
   ["vared of a prompt", "vared PROMPT", /"vared"/],
