@@ -14,10 +14,13 @@ import { lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import { programNames } from "./resolve.ts";
 import { scriptPlace } from "./script_files.ts";
+import { joinContinuations } from "./continuations.ts";
 import type { ProgramNames } from "./rules.ts";
 import type { Word } from "./words.ts";
 import { innerCommands, isWrapper } from "./wrappers.ts";
 import { environmentCode } from "./wrappers_more.ts";
+
+export { joinContinuations };
 
 /** One program the line runs, with what rules need to match it. */
 export interface Analysed {
@@ -545,38 +548,4 @@ class Analyser {
   unknown(reason: string, via: string[]): void {
     this.analysis.unknowns.push({ reason, via });
   }
-}
-
-/**
- * The line with its backslash-newline continuations removed, as the shell
- * removes them before it reads words (`tou\\<newline>ch` is `touch`); kept
- * inside single quotes and comments, where they mean nothing.
- */
-export function joinContinuations(text: string): string {
-  if (!text.includes("\\\n")) return text;
-  let out = "";
-  let quote: "'" | '"' | null = null;
-  let comment = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (comment) {
-      if (char === "\n") comment = false;
-      out += char;
-    } else if (char === "\\" && quote !== "'") {
-      if (text[i + 1] === "\n") {
-        i++; // The continuation disappears.
-      } else {
-        out += char + (text[i + 1] ?? "");
-        i++;
-      }
-    } else {
-      if (quote === null && (char === "'" || char === '"')) quote = char;
-      else if (char === quote) quote = null;
-      else if (quote === null && char === "#" && (out === "" || /[\s;&|()<>]$/.test(out))) {
-        comment = true;
-      }
-      out += char;
-    }
-  }
-  return out;
 }

@@ -62,7 +62,7 @@ export function hereDocument(node: SyntaxNode): HereDocument {
 }
 
 /** The delimiter word at the start of `text`, as written (up to an unquoted blank or operator). */
-function delimiterWord(text: string): string {
+export function delimiterWord(text: string): string {
   let i = 0;
   let quote: string | null = null;
   for (; i < text.length; i++) {
@@ -78,7 +78,7 @@ function delimiterWord(text: string): string {
 }
 
 /** A word with its quotes and escapes removed, as bash removes them from a here-document delimiter. */
-function quoteRemoved(word: string): string {
+export function quoteRemoved(word: string): string {
   let out = "";
   let quote: string | null = null;
   for (let i = 0; i < word.length; i++) {

@@ -58,6 +58,13 @@ const DENIED: [string, string][] = [
   ["su --session-command", "su --session-command 'touch m'"],
   ["env's --split-string abbreviated", "env --split-s='touch m'"],
   ["su's --command abbreviated", "su --comm 'touch m'"],
+  [
+    "a continuation in a quoted here-document body is literal",
+    "cat <<'EOF'\nx\\\nEOF\ntouch m\nEOF",
+  ],
+  ["a continuation in a \\-quoted here-document body", "cat <<\\EOF\nx\\\nEOF\ntouch m\nEOF"],
+  ["a continuation in a <<- quoted body", "cat <<-'EOF'\n\tx\\\n\tEOF\ntouch m\nEOF"],
+  ["a quote in a here-document body is text", "cat <<EOF\nit's\nEOF\ntou\\\nch m"],
 ];
 
 describe("policy: code the parser reads as text is checked", () => {
@@ -132,6 +139,8 @@ const ALLOWED = [
   "watch -n 1 ls",
   "nsenter --wd ls",
   "strace --summary ls",
+  "cat <<EOF\nx\\\nEOF\ntouch m\nEOF",
+  "echo $((1 << 2))",
 ];
 
 describe("policy: honest lines with here-documents and ${} stay allowed", () => {
