@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { deferredCode } from "./deferred.ts";
 import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
+import { lineValues } from "./line_values.ts";
 import { lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import { programNames } from "./resolve.ts";
@@ -39,6 +40,8 @@ export interface Analysis {
   unknowns: LineContents["unknowns"];
   /** Names of the functions the line defines (at any depth). */
   functions: string[];
+  /** Values the line sets or feeds to commands (`t=/usr/bin/touch`, `<<< text`): expansions may pass them on. */
+  values: Word[];
 }
 
 /** Where the line runs. */
@@ -82,7 +85,7 @@ const OPAQUE: Record<string, string> = {
 
 /** Analyses a shell command line. */
 export function analyseLine(parser: ShellParser, line: string, context: AnalysisContext): Analysis {
-  const analysis: Analysis = { commands: [], unknowns: [], functions: [] };
+  const analysis: Analysis = { commands: [], unknowns: [], functions: [], values: [] };
   const analyser = new Analyser(parser, context, analysis);
   analyser.line(line, [], 0);
   analyser.environment();
@@ -97,7 +100,7 @@ export function analyseArgv(
   argv: string[],
   context: AnalysisContext,
 ): Analysis {
-  const analysis: Analysis = { commands: [], unknowns: [], functions: [] };
+  const analysis: Analysis = { commands: [], unknowns: [], functions: [], values: [] };
   const words = argv.map((text) => ({ text, dynamic: false }));
   const analyser = new Analyser(parser, context, analysis);
   analyser.command(words, [], false, undefined, 0);
@@ -241,6 +244,7 @@ class Analyser {
       const root = this.parser.parse(joinContinuations(text));
       contents = extractCommands(root, this.context.home, via);
       this.#redirected.push(...redirectTargets(root, this.context.home));
+      this.analysis.values.push(...lineValues(root, this.context.home));
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       // Thousands of nested groups or substitutions: too deep to walk, so unknown.

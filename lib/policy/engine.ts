@@ -155,6 +155,10 @@ function verdictOf(analysis: Analysis, judge: Judge): CommandVerdict {
       }
     }
   }
+  const values = judgeValues(analysis, judge);
+  if (values !== null && (worst === null || RANK[values.decision] > RANK[worst.decision])) {
+    worst = values;
+  }
   worst ??= {
     decision: "allow",
     rule: { list: "default", pattern: "" },
@@ -205,6 +209,24 @@ function judgeCommand(found: Analysed, judge: Judge): Judged {
   };
   if (fallback.decision !== "allow" || judge.named.size === 0) return fallback;
   return namedInArguments(found, judge, shown) ?? fallback;
+}
+
+/**
+ * Values the line sets or feeds to commands (`t=/usr/bin/touch; valgrind
+ * $t`), checked as arguments are: one that names a program a deny or ask rule
+ * names is asked about, as an expansion may pass it to a program that runs it.
+ */
+function judgeValues(analysis: Analysis, judge: Judge): Judged | null {
+  if (analysis.values.length === 0 || judge.fallback !== "allow" || judge.named.size === 0) {
+    return null;
+  }
+  const found: Analysed = {
+    words: [{ text: "", dynamic: false }, ...analysis.values],
+    via: [],
+    program: { names: [], paths: [], real: null },
+    open: false,
+  };
+  return namedInArguments(found, judge, "A value the line sets or reads");
 }
 
 /**

@@ -212,3 +212,32 @@ describe("policy: a line that puts a file into a directory on PATH is unknown", 
     });
   }
 });
+
+/** Values the line keeps and passes on by expansion: asked about like arguments. */
+const VALUES: [string, string][] = [
+  ["an assignment", "t=/usr/bin/touch; valgrind -q $t m"],
+  ["a bare name", "t=touch; valgrind $t m"],
+  ["an assignment before the command", "T=/usr/bin/touch valgrind $T m"],
+  ["export", "export T=/usr/bin/touch; valgrind $T m"],
+  ["an array", 'a=(/usr/bin/touch); valgrind "${a[@]}" m'],
+  ["a for list", "for t in /usr/bin/touch; do valgrind $t m; done"],
+  ["a here-string read", "read t <<< /usr/bin/touch; valgrind $t m"],
+  ["a value with blanks", 't="/usr/bin/touch m"; valgrind $t'],
+  ["a glob in a value", "t=/usr/bin/tou?h; valgrind $t m"],
+];
+
+describe("policy: a value naming a denied program is asked about", () => {
+  for (const [name, line] of VALUES) {
+    test(`${name}: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+      assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
+    });
+  }
+  for (const line of ["x=1; y=hello; echo $x $y", "for f in *.txt; do wc -l $f; done"]) {
+    test(`stays allowed: ${JSON.stringify(line)}`, async () => {
+      const verdict = await policy().checkLine(line, CONTEXT);
+      assert.equal(verdict.decision, "allow", verdict.reason);
+    });
+  }
+});

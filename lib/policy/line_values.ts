@@ -1,0 +1,41 @@
+/**
+ * Text a line keeps in variables or feeds to commands rather than passing as
+ * arguments: assignment values (`t=/usr/bin/touch`, arrays), `for` lists and
+ * here-strings (not here-documents: mostly text for people). An expansion (`valgrind $t`) may pass any
+ * of it on, so it is checked as arguments are for the programs rules name.
+ * @module
+ */
+
+import type { SyntaxNode } from "./parser.ts";
+import { type Word, wordOf } from "./words.ts";
+
+/** The values a parsed line sets or reads from its own text, one word per shell word. */
+export function lineValues(root: SyntaxNode, home: string): Word[] {
+  const values: Word[] = [];
+  const add = (node: SyntaxNode | null) => {
+    if (node === null || node.type === "comment") return;
+    const word = wordOf(node, home);
+    if (word.dynamic) values.push(word);
+    else values.push(...split(word.text));
+  };
+  const visit = (node: SyntaxNode) => {
+    const type = node.type;
+    if (type === "variable_assignment") {
+      const value = node.childForFieldName("value");
+      if (value?.type === "array") value.namedChildren.forEach(add);
+      else add(value);
+    } else if (type === "for_statement" || type === "select_statement") {
+      node.childrenForFieldName("value").forEach(add);
+    } else if (type === "herestring_redirect") {
+      add(node.namedChild(0));
+    }
+    for (const child of node.namedChildren) if (child !== null) visit(child);
+  };
+  visit(root);
+  return values;
+}
+
+/** A value's words as an unquoted expansion splits them (on blanks). */
+function split(text: string): Word[] {
+  return text.split(/[ \t\n]+/).filter((t) => t !== "").map((t) => ({ text: t, dynamic: false }));
+}
