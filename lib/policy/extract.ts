@@ -333,8 +333,12 @@ function hiddenCode(node: SyntaxNode, via: string[], state: State): void {
     if (SUBSTITUTION.test(node.text.replace(/\\[^]/g, ""))) {
       code(state, `: ""${node.text}`, [...via, "${...}"]);
     }
-  } else if (type === "raw_string" && node.parent?.type === "expansion" && inDoubleQuotes(node)) {
-    const text = node.text.slice(1, -1);
+  } else if (
+    (type === "raw_string" || type === "ansi_c_string") && node.parent?.type === "expansion" &&
+    inDoubleQuotes(node)
+  ) {
+    // Inside double quotes `'` and `$'` are plain characters: what they hold is expanded.
+    const text = node.text.slice(type === "raw_string" ? 1 : 2, -1);
     if (SUBSTITUTION.test(text)) code(state, `: ""${text}`, [...via, "${...}"]);
   } else if (type === "command_substitution" && node.text.startsWith("`")) {
     const text = node.text.slice(1, -1);

@@ -28,6 +28,7 @@ const DENIED: [string, string][] = [
   ["a backquote in for ... in", "for x in ${y:-`touch m`}; do :; done"],
   ["$ before a backquote in ${}", "echo ${x:-$`touch m`}"],
   ["single quotes are literal in double-quoted ${}", "echo \"${x:-'`touch m`'}\""],
+  ["$'' is literal in double-quoted ${}", "echo \"${x:-$'`touch m`'}\""],
   ["<() in ${x:-}", "echo ${x:-<(touch m)}"],
   [">() in ${x:-}", ": ${x:->(touch m)}"],
   ["<() in x+=${}", "x+=${y:-<(touch m)}"],
