@@ -71,6 +71,24 @@ const SETTERS = new Set([
   "sysread",
 ]);
 
+/**
+ * Traps that run around each command, or when a function returns, which can
+ * skip the check's own commands (bash's extdebug, zsh's err_exit in a DEBUG
+ * trap) or undo what they did.
+ */
+const HOOKING_TRAP = /^(SIG)?(DEBUG|RETURN|ERR|ZERR)$/i;
+
+/** zsh's trap functions of those (`TRAPDEBUG() { ... }`). */
+const HOOKING_TRAP_FUNCTION = /^TRAP(DEBUG|RETURN|ERR|ZERR)$/i;
+
+/**
+ * bash's options that hand the DEBUG and RETURN traps to functions (the
+ * check is one) and let a DEBUG trap skip the next command: extdebug,
+ * functrace (`set -T`).
+ */
+const TRACE_OPTIONS =
+  /(^|[\s;&|(])(shopt\s+(-[a-z]*\s+)*[^;&|]*\bextdebug\b|set\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*T|set\s+[^;&|]*[-+]o\s+functrace\b|shopt\s+[^;&|]*-o[^;&|]*\bfunctrace\b)/;
+
 /** An argument that assigns to a name written in the line (`NAME=`, `NAME[...]+=`). */
 const STATIC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
@@ -99,8 +117,13 @@ export async function tampersWithCheck(typed: TypedLine): Promise<string | null>
     globalAliases: typed.globalAliases,
     suffixAliases: typed.suffixAliases,
   });
-  const shadow = analysis.functions.find((name) => HOOK_WORDS.has(name));
+  const shadow = analysis.functions.find((name) =>
+    HOOK_WORDS.has(name) || HOOKING_TRAP_FUNCTION.test(name)
+  );
   if (shadow !== undefined) return `it defines a function named "${shadow}"`;
+  if (!isZsh(typed) && TRACE_OPTIONS.test(typed.line)) {
+    return "it lets DEBUG and RETURN traps into functions (extdebug, functrace)";
+  }
   for (const command of analysis.commands) {
     const words = withoutPrefixes(command.words);
     if (words.length === 0) continue;
@@ -115,11 +138,59 @@ export async function tampersWithCheck(typed: TypedLine): Promise<string | null>
     if (first === "unset" && rest.some((word) => /^-[a-z]*f/.test(word))) {
       return 'it runs "unset -f"';
     }
+    if (first === "trap" && setsHookingTrap(words.slice(1))) {
+      return "it sets a DEBUG, RETURN or ERR trap, which runs around the check's own commands";
+    }
+    // bash's trace attribute hands the DEBUG and RETURN traps to a function.
+    if (
+      ["declare", "typeset"].includes(first) && !isZsh(typed) &&
+      rest.some((word) => /^-[a-zA-Z]*t/.test(word))
+    ) {
+      return `it gives functions the trace attribute ("${first} -t")`;
+    }
+    // zsh: -m makes the names patterns (typeset -m '_?tb_why' names the check's own).
+    if (
+      PATTERN_SETTERS.has(first) && isZsh(typed) &&
+      rest.some((word) => /^[-+][a-zA-Z]*m/.test(word))
+    ) {
+      return `it names variables by a pattern ("${first} -m")`;
+    }
     if (SETTERS.has(first) && setsUnknownName(first, words.slice(1))) {
       return `it sets a variable whose name is known only when the line runs, or a nameref ("${first}")`;
     }
   }
   return null;
+}
+
+/** Builtins whose `-m` makes their names patterns (zsh). */
+const PATTERN_SETTERS = new Set([
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "integer",
+  "float",
+  "unset",
+  "private",
+]);
+
+/** Whether the line is zsh's. */
+function isZsh(typed: TypedLine): boolean {
+  return typed.shell === "zsh" || typed.shell.endsWith("/zsh");
+}
+
+/**
+ * Whether `trap ARGS` sets (not resets: `trap - SIG`) a hooking trap, or names
+ * its signals only when the line runs.
+ */
+function setsHookingTrap(args: Word[]): boolean {
+  const operands = args[0]?.text === "--" ? args.slice(1) : args;
+  if (operands.length < 2 || operands[0].text.startsWith("-") && operands[0].text !== "-") {
+    return false; // trap, trap -p, trap -l
+  }
+  if (operands[0].text === "-" && !operands[0].dynamic) return false;
+  return operands.slice(1).some((word) => word.dynamic || HOOKING_TRAP.test(word.text));
 }
 
 /** The command's words from its real name on (`builtin declare ...` is `declare ...`). */
@@ -146,5 +217,9 @@ function setsUnknownName(setter: string, args: Word[]): boolean {
   }
   const declaring = ["declare", "typeset", "local"].includes(setter);
   if (declaring && args.some((word) => /^-[a-zA-Z]*n/.test(word.text))) return true;
-  return args.some((word) => word.dynamic && (setter === "unset" || !STATIC_NAME.test(word.text)));
+  // A plain name is known whatever the analysis says of it (`unset PWD`).
+  return args.some((word) =>
+    word.dynamic && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(word.text) &&
+    (setter === "unset" || !STATIC_NAME.test(word.text))
+  );
 }

@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, itWhen } from "../harness.ts";
@@ -26,6 +26,8 @@ type Step = { line: string } | { keys: string };
 interface Case {
   name: string;
   shell: "bash" | "zsh";
+  /** Files written in the home directory before the session starts (name to text). */
+  files?: Record<string, string>;
   /** Run with `exec` first (allowed lines that set things up). */
   setup?: string[];
   /** `%M%` in a step is the marker's path. */
@@ -90,6 +92,66 @@ const CASES: Case[] = [
       ...Array.from({ length: 8 }, () => ({ line: "touch %M%" })),
     ],
   },
+  {
+    name: "extdebug: a failing DEBUG trap skips the check's refusal",
+    shell: "bash",
+    steps: [
+      { line: "shopt -s extdebug" },
+      { line: "trap '[[ $BASH_COMMAND != *refused\\ * ]]' DEBUG" },
+      { line: "touch %M%" },
+    ],
+  },
+  {
+    name: "a DEBUG trap that sets err_exit skips the check's refusal",
+    shell: "zsh",
+    steps: [
+      { line: "trap '[[ $ZSH_DEBUG_CMD == BUFFER=*refused* ]] && setopt err_exit' DEBUG" },
+      { line: "touch %M%" },
+    ],
+  },
+  {
+    name: "vi's # (vi-pound-insert) accepts the line itself",
+    shell: "zsh",
+    steps: [{ line: "set -o vi" }, { keys: "#touch %M%" }, { keys: "\x1b" }, { keys: "#" }],
+  },
+  {
+    name: "vi's v (vi-edit-and-execute-command) runs the line",
+    shell: "bash",
+    steps: [
+      { line: "set -o vi" },
+      { line: "EDITOR=true VISUAL=true" },
+      { keys: "touch %M%" },
+      { keys: "\x1b" },
+      { keys: "v" },
+    ],
+  },
+  {
+    name: "Ctrl+X Ctrl+R re-reads ~/.inputrc, which binds Enter to accept-line",
+    shell: "bash",
+    files: { ".inputrc": "set bell-style none\n" },
+    steps: [
+      { line: `printf '%s\\n' '"\\C-m": accept-line' >> ~/.inputrc` },
+      { keys: "\x18\x12" },
+      { line: "touch %M%" },
+    ],
+  },
+  {
+    name: "spelling correction (setopt correct) changes the line after the check",
+    shell: "zsh",
+    steps: [{ line: "setopt correct" }, { keys: "tuoch %M%\r" }, { keys: "y" }],
+  },
+  {
+    name: "a function of the user's rebinds accept-line to .accept-line",
+    shell: "zsh",
+    files: { ".zshrc": "rw() { zle -A .accept-line accept-line; }\n" },
+    steps: [{ line: "rw" }, { line: "touch %M%" }],
+  },
+  {
+    name: "a function of the user's puts back the unwrapped completion widget",
+    shell: "zsh",
+    files: { ".zshrc": "rx() { zle -A .expand-or-complete expand-or-complete; }\n" },
+    steps: [{ line: "rx" }, { keys: "echo $(touch %M%)" }, { keys: "\t" }],
+  },
 ];
 
 describe("session server: a fourth review of the typed-line check", () => {
@@ -101,6 +163,9 @@ describe("session server: a fourth review of the typed-line check", () => {
         inWorld(BUILD, async (world) => {
           world.configure(DENY_TOUCH);
           const marker = join(world.dir, "m");
+          for (const [name, text] of Object.entries(c.files ?? {})) {
+            writeFileSync(join(world.dir, name), text);
+          }
           await world.ok(["new", "s", "--", c.shell]);
           for (const line of c.setup ?? []) {
             await world.ok(["exec", "s", line.replaceAll("%M%", marker)]);

@@ -1,0 +1,71 @@
+/**
+ * The tampering rules of the typed-line check, line by line: traps and
+ * options that run around the check's own commands, and name patterns, are
+ * refused; lines that only look alike are not.
+ * @module
+ */
+
+import { describe, it } from "../harness.ts";
+import assert from "node:assert/strict";
+import { tampersWithCheck } from "../../lib/sessions/line_tampering.ts";
+import type { TypedLine } from "../../lib/sessions/typed_lines.ts";
+
+function typed(shell: "bash" | "zsh", line: string): TypedLine {
+  return {
+    line,
+    cwd: "/tmp",
+    path: "/usr/bin:/bin",
+    aliases: {},
+    globalAliases: {},
+    suffixAliases: {},
+    shell,
+  };
+}
+
+const REFUSED: ["bash" | "zsh", string][] = [
+  ["bash", "shopt -s extdebug"],
+  ["bash", "shopt -s checkwinsize extdebug"],
+  ["bash", "set -T"],
+  ["bash", "set -eT"],
+  ["bash", "set -o functrace"],
+  ["bash", "shopt -os functrace"],
+  ["bash", "trap 'false' DEBUG"],
+  ["bash", "builtin trap -- 'x=1' RETURN"],
+  ["bash", "trap 'x' INT ERR"],
+  ["bash", 'trap "x" $s'],
+  ["bash", "declare -ft f"],
+  ["zsh", "trap 'setopt err_exit' DEBUG"],
+  ["zsh", "trap 'x' ZERR"],
+  ["zsh", "TRAPDEBUG() { setopt err_exit; }"],
+  ["zsh", "function TRAPZERR { :; }"],
+  ["zsh", "typeset -gr -m '_?tb_why'"],
+  ["zsh", "unset -m 'P?D'"],
+  ["zsh", "readonly -m 'x*'"],
+];
+
+const ALLOWED: ["bash" | "zsh", string][] = [
+  ["bash", "shopt -s extglob"],
+  ["bash", "set -e"],
+  ["bash", "trap 'echo bye' EXIT INT"],
+  ["bash", "trap - DEBUG"],
+  ["bash", "trap -p DEBUG"],
+  ["bash", "echo extdebug"],
+  ["zsh", "trap 'echo x' INT"],
+  ["zsh", "set -T"],
+  ["zsh", "typeset -r x=1"],
+  ["zsh", "unset PWD"],
+  ["bash", "unset PROMPT_COMMAND"],
+];
+
+describe("sessions: lines that would change the typed-line check", () => {
+  for (const [shell, line] of REFUSED) {
+    it(`${shell}: refuses ${line}`, async () => {
+      assert.notEqual(await tampersWithCheck(typed(shell, line)), null);
+    });
+  }
+  for (const [shell, line] of ALLOWED) {
+    it(`${shell}: lets ${line} through`, async () => {
+      assert.equal(await tampersWithCheck(typed(shell, line)), null);
+    });
+  }
+});
