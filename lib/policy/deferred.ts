@@ -1,12 +1,13 @@
 /**
  * Code a command stores for the shell to run later, outside the line being
- * checked: `trap CODE SIG`, `complete -C CMD` and `-W LIST` (expanded at each
- * completion), `mapfile -C CODE`, `bind -x`, `alias NAME=CODE` (when the same
- * line also runs NAME: `sh -c` and `zsh -c` expand aliases on later lines),
- * `fc` and zsh's `r`, which run lines from the history (where a refused line
- * stays), zsh's `autoload` and `compctl`, and variables the shell runs or
- * expands (prompts, mail messages, PROMPT_COMMAND). The analyser checks
- * literal code as a line of its own and treats the rest as unknown.
+ * checked: `trap CODE SIG`, `complete -C CMD`, `-F FUNCTION` and `-W LIST`
+ * (expanded at each completion), `mapfile -C CODE`, `bind -x`,
+ * `alias NAME=CODE` (when the same line also runs NAME: `sh -c` and `zsh -c`
+ * expand aliases on later lines), `fc` and zsh's `r`, which run lines from
+ * the history (where a refused line stays), zsh's `autoload` and `compctl`,
+ * and variables the shell runs or expands (prompts, mail messages,
+ * PROMPT_COMMAND). The analyser checks literal code as a line of its own and
+ * treats the rest as unknown.
  * @module
  */
 
@@ -21,12 +22,17 @@ export type Deferred =
 
 /**
  * Options of the builtins that store or run a string, with which of their
- * options take a value: `-C` is code; `-W` is a word list the shell expands
- * (command substitutions included) each time it completes.
+ * options take a value: `code` ones are code (`-C`; zsh's bashcompinit runs
+ * `-F`'s value as a command, bash calls that function); `expanded` ones are
+ * word lists the shell expands, command substitutions included (`-W`); a
+ * `globbed` one is a pattern zsh globs, whose qualifiers can run code (`-G`).
  */
-const CALLBACK_OPTIONS: Record<string, { values: string; code: string; expanded?: string }> = {
-  complete: { values: "oAGWFCXPS", code: "C", expanded: "W" },
-  compgen: { values: "oAGWFCXPS", code: "C", expanded: "W" },
+const CALLBACK_OPTIONS: Record<
+  string,
+  { values: string; code: string; expanded?: string; globbed?: string }
+> = {
+  complete: { values: "oAGWFCXPS", code: "CF", expanded: "W", globbed: "G" },
+  compgen: { values: "oAGWFCXPS", code: "CF", expanded: "W", globbed: "G" },
   mapfile: { values: "dnOsucC", code: "C" },
   readarray: { values: "dnOsucC", code: "C" },
 };
@@ -73,8 +79,10 @@ export function deferredCode(words: Word[]): Deferred[] {
       const value = rest !== "" ? { text: rest, dynamic: false } : words[++i];
       const via = `${name} -${option}`;
       if (value === undefined) break;
-      if (option === options.code) {
+      if (options.code.includes(option)) {
         found.push({ kind: "code", text: value, via });
+      } else if (option === options.globbed && (value.dynamic || /[$`(]/.test(value.text))) {
+        found.push({ kind: "unknown", reason: `${via} is given a pattern that may run code` });
       } else if (option === options.expanded && (value.dynamic || SUBSTITUTION.test(value.text))) {
         // The list is expanded as the words of `: LIST` would be.
         found.push({

@@ -169,6 +169,8 @@ const ZSH_RUNNERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   // Precommand modifiers: `- CMD` (a login-style argv[0]), `noglob CMD`, `nocorrect CMD`.
   "-": (words, name) => argv(words, 1, name),
   noglob: (words, name) => argv(words, 1, name),
+  // `repeat N CMD`: CMD runs N times.
+  repeat: (words, name) => argv(words, 2, name),
   nocorrect: (words, name) => argv(words, 1, name),
 };
 
