@@ -69,9 +69,11 @@ const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
 /**
  * HOME or ZDOTDIR named other than as read (`$HOME`, `${HOME}`): the line may
  * set it (`HOME=x`, `export HOME`, `read HOME`, `${HOME:=x}`), and with it
- * where shells find their startup files.
+ * where shells find their startup files; or a startup file named (the line
+ * may write it: `echo ... >> ~/.zshenv`).
  */
-const STARTUP_VARIABLE = /(^|[^$\w{])(HOME|ZDOTDIR)\b|\$\{(HOME|ZDOTDIR):?[=]/;
+const STARTUP_VARIABLE =
+  /(^|[^$\w{])(HOME|ZDOTDIR)\b|\$\{(HOME|ZDOTDIR):?[=]|\.(bashrc|bash_profile|bash_login|profile|zshenv|zshrc|zprofile|zlogin)\b/;
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
@@ -469,7 +471,7 @@ class Analyser {
           this.unknown(
             `the line sets ${
               inner.variables.join(" or ")
-            }, where ${inner.via} finds startup files it runs, which are not checked`,
+            } or names a startup file, and ${inner.via} runs its startup files, which are not checked`,
             via,
           );
         }
@@ -491,7 +493,7 @@ class Analyser {
     }
   }
 
-  /** The line sets HOME or ZDOTDIR somewhere (at any depth), so a shell's startup files are not known. */
+  /** The line sets HOME or ZDOTDIR or names a startup file somewhere (at any depth): a shell's startup files are not known. */
   #startupDirectory = false;
 
   /** Code kept for later (trap, PROMPT_COMMAND, alias, complete -C): checked as a line of its own. */

@@ -93,6 +93,12 @@ const ASKED: [string, string, RegExp][] = [
   ["an interactive bash with HOME", "echo 'touch m' > .bashrc; HOME=$PWD bash -ic :", /HOME/],
   ["zsh through env HOME=", "env HOME=/tmp/x zsh -c :", /HOME/],
   ["zsh after export HOME", "export HOME=/tmp/x; zsh -c :", /HOME/],
+  ["zsh after the line writes ~/.zshenv", "echo 'touch m' >> ~/.zshenv; zsh -c :", /startup/],
+  [
+    "bash -l after the line writes ~/.profile",
+    "echo 'touch m' >> ~/.profile; bash -lc :",
+    /startup/,
+  ],
   ["a script under /dev by another spelling", "bash /dev/../dev/fd/3 3<f", /device or process/],
   ["xargs gives env -S its value", "printf 'touch m' | xargs -0 env -S", /input/],
   [
