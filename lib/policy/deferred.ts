@@ -348,6 +348,15 @@ export function expansionAssignment(text: string): string | null {
   return `${text} assigns ${match[2]}, whose value the shell runs or expands later`;
 }
 
+/**
+ * Whether a nameref to `text` (bash's `declare -n r=PS1`) would set one of
+ * the variables above: bash's are upper case; zsh's lower-case names
+ * (`prompt`, `functions`) have no namerefs to reach them.
+ */
+export function isNamerefTarget(text: string): boolean {
+  return isCodeVariable(text) && !/^[a-z]/.test(text);
+}
+
 /** Whether a word names one of the variables above (as `read`, `printf -v` or a nameref would set it). */
 export function isCodeVariable(text: string): boolean {
   return CODE_VARIABLES[text.replace(/[[+=].*$/, "")] !== undefined;

@@ -7,7 +7,12 @@
  */
 
 import type { SyntaxNode } from "./parser.ts";
-import { deferredAssignment, expansionAssignment, isCodeVariable } from "./deferred.ts";
+import {
+  deferredAssignment,
+  expansionAssignment,
+  isCodeVariable,
+  isNamerefTarget,
+} from "./deferred.ts";
 import { type Word, wordOf } from "./words.ts";
 import { expandedWords } from "./braces.ts";
 import { isLookupVariable } from "./lookup.ts";
@@ -289,7 +294,7 @@ function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
     } else unknown(state, via, deferred.reason);
   }
   // A nameref (declare -n r=PS1) sets the variable it names.
-  if (value !== undefined && !value.dynamic && isCodeVariable(value.text)) {
+  if (value !== undefined && !value.dynamic && isNamerefTarget(value.text)) {
     unknown(state, via, `"${name}" may refer to ${value.text}, which the shell runs later`);
   }
   visitChildren(node, via, state);

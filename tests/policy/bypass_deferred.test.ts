@@ -141,6 +141,9 @@ const ALLOWED = [
   "aliases[ll]='ls -l'",
   "echo ${HOME:=/tmp} ${x:-$HOME}",
   "set -A arr a b",
+  // zsh's lower-case names are no nameref's target: a value naming one is only text.
+  "kind=functions; echo $kind",
+  "mode=prompt",
 ];
 
 describe("policy: honest completion, prompt and zsh lines stay allowed", () => {
