@@ -245,8 +245,11 @@ class Analyser {
     try {
       const root = this.parser.parse(joinContinuations(text));
       contents = extractCommands(root, this.context.home, via);
-      this.#redirected.push(...redirectTargets(root, this.context.home));
-      this.analysis.values.push(...lineValues(root, this.context.home));
+      // Each walks the tree again: only when the text could hold what it looks for.
+      if (text.includes(">")) this.#redirected.push(...redirectTargets(root, this.context.home));
+      if (/=|<<<|\b(for|select)\b/.test(text)) {
+        this.analysis.values.push(...lineValues(root, this.context.home));
+      }
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       // Thousands of nested groups or substitutions: too deep to walk, so unknown.

@@ -13,9 +13,10 @@ import { checkPath } from "./paths.ts";
 import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
 import { isBuiltin, programNames, realFile } from "./resolve.ts";
 import { realpathSync } from "node:fs";
-import { dirname, join, resolve as resolvePath } from "node:path";
+import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { isWrapper } from "./wrappers.ts";
 import { globBasename, globsOverlap, substitutions, wordAsGlob } from "./glob_names.ts";
+import { pathOf } from "./path_writes.ts";
 import type {
   CommandPolicy,
   CommandVerdict,
@@ -287,9 +288,11 @@ function holdsNamed(found: Analysed, text: string, judge: Judge): CompiledRule |
   // Builtins (`cd /usr/bin`) run nothing a directory holds.
   if (isBuiltin(found.words[0].text)) return null;
   const folders = namedFolders(judge);
-  const path = resolvePath(judge.context.cwd, text);
+  const path = pathOf(judge.context.cwd, text);
   let rule = folders.get(path);
-  if (rule === undefined && (text.includes("/") || text === "." || text === "..")) {
+  // A link to the directory under its name (`~/bin` -> /usr/bin) or `.` there; looked up only
+  // then, as most words are files or not there at all (a failed lookup costs a thrown error).
+  if (rule === undefined && (folderNames(folders).has(basename(path)) || path === "/")) {
     try {
       rule = folders.get(realpathSync(path));
     } catch {
@@ -297,6 +300,18 @@ function holdsNamed(found: Analysed, text: string, judge: Judge): CompiledRule |
     }
   }
   return rule ?? null;
+}
+
+const names = new WeakMap<Map<string, CompiledRule>, Set<string>>();
+
+/** The last components of `folders` (`bin` for /usr/bin). */
+function folderNames(folders: Map<string, CompiledRule>): Set<string> {
+  let known = names.get(folders);
+  if (known === undefined) {
+    known = new Set([...folders.keys()].map((folder) => basename(folder)));
+    names.set(folders, known);
+  }
+  return known;
 }
 
 /** The directories holding the programs the user's deny and ask rules name (on PATH, or by path). */

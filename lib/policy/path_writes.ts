@@ -77,7 +77,7 @@ export function mayWriteInto(
   return texts.some((text) => {
     if (text === "" || /\s/.test(text)) return false;
     if (!word.dynamic) {
-      const path = resolve(cwd, text);
+      const path = pathOf(cwd, text);
       if (dirs.has(path)) return true;
       if (!names.has(basename(path))) return false;
       const parent = dirname(path);
@@ -104,12 +104,23 @@ export function mayWriteInto(
   });
 }
 
+/**
+ * `text` made absolute against `cwd` (itself absolute and normal): joined
+ * when it is a plain name (most words), resolved otherwise.
+ */
+export function pathOf(cwd: string, text: string): string {
+  if (text.includes("/") || text === "." || text === ".." || !cwd.startsWith("/")) {
+    return resolve(cwd, text);
+  }
+  return cwd === "/" ? `/${text}` : cwd.endsWith("/") ? resolve(cwd, text) : `${cwd}/${text}`;
+}
+
 /** Whether the word names the file at `path` (resolved against `cwd`). */
 export function namesFile(word: Word, path: string, cwd: string): boolean {
   if (word.dynamic) return false;
   const eq = word.text.indexOf("=");
-  return resolve(cwd, word.text) === path ||
-    (eq >= 0 && word.text.length > eq + 1 && resolve(cwd, word.text.slice(eq + 1)) === path);
+  return pathOf(cwd, word.text) === path ||
+    (eq >= 0 && word.text.length > eq + 1 && pathOf(cwd, word.text.slice(eq + 1)) === path);
 }
 
 function escapeGlob(text: string): string {
