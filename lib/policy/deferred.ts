@@ -59,6 +59,8 @@ export function deferredCode(words: Word[]): Deferred[] {
   if (name === "bind" && words.slice(1).some((w) => w.dynamic || /^-[a-zA-Z]*x/.test(w.text))) {
     return [{ kind: "unknown", reason: "bind -x makes a key run a command that is not checked" }];
   }
+  const attached = attachedName(words);
+  if (attached !== null) return [attached];
   const zsh = zshDeferred(words);
   if (zsh !== null) return zsh;
   const options = CALLBACK_OPTIONS[name ?? ""];
@@ -95,6 +97,30 @@ export function deferredCode(words: Word[]): Deferred[] {
     }
   }
   return found;
+}
+
+/** Options that take the name of a variable to set, by builtin (`printf -v NAME`, `read -a NAME`). */
+const NAME_OPTIONS: Record<string, string> = { printf: "v", print: "v", read: "a" };
+
+/**
+ * `printf -vPS1 ...`, `read -aPS1`: the name attached to its option, when it
+ * is a variable the shell runs later (or is built at run time).
+ */
+function attachedName(words: Word[]): Deferred | null {
+  const option = NAME_OPTIONS[words[0]?.text ?? ""];
+  if (option === undefined) return null;
+  const attached = new RegExp(`^-[a-zA-Z]*?${option}(.+)$`);
+  for (const word of words.slice(1)) {
+    if (word.text === "--" || !word.text.startsWith("-")) break;
+    const name = attached.exec(word.text)?.[1];
+    if (name !== undefined && (word.dynamic || isCodeVariable(name))) {
+      return {
+        kind: "unknown",
+        reason: `"${words[0].text}" may set a variable whose value the shell runs later`,
+      };
+    }
+  }
+  return null;
 }
 
 /**
