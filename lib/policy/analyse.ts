@@ -11,7 +11,7 @@ import { deferredCode } from "./deferred.ts";
 import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { lineValues } from "./line_values.ts";
-import { lookupChange } from "./lookup.ts";
+import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import { programNames } from "./resolve.ts";
 import { scriptPlace } from "./script_files.ts";
@@ -266,7 +266,11 @@ class Analyser {
       if (blanked !== joined) return this.line(blanked, via, depth + 1);
     }
     this.analysis.unknowns.push(...contents.unknowns);
-    if (contents.arithmetic) this.#arithmetic = true;
+    if (contents.arithmetic) {
+      this.#arithmetic = true;
+      const change = arithmeticLookupChange(text);
+      if (change !== null) this.unknown(change, via);
+    }
     this.#quoted.push(...contents.quoted.map((q) => ({ ...q, depth })));
     this.analysis.functions.push(...contents.functions);
     for (const code of contents.deferred) this.#deferred(code.text, code.via, depth);

@@ -278,7 +278,11 @@ function noteAssignment(node: SyntaxNode, via: string[], state: State): void {
   const name = node.childForFieldName("name")?.text;
   const value0 = node.childForFieldName("value")?.text ?? "";
   // PATH, BASH_CMDS[ls], zsh's path and commands; or a nameref to one (`declare -n r=PATH`).
-  if (isLookupVariable(name ?? "") || isLookupVariable(value0.replace(/^["']|["']$/g, ""))) {
+  if (
+    isLookupVariable(name ?? "") ||
+    /^["']?\w+(\[[^\]]*\])?["']?$/.test(value0) &&
+      isLookupVariable(value0.replace(/^["']|["']$/g, ""))
+  ) {
     state.contents.unknowns.push({
       reason: `the line changes ${
         isLookupVariable(name ?? "") ? name?.replace(/\[.*$/s, "") : value0

@@ -132,3 +132,20 @@ function setsKeyword(words: Word[]): boolean {
   }
   return false;
 }
+
+/** An arithmetic assignment to a lookup variable (`((PATH=0))`, `let PATH+=1`, `++PATH`). */
+const ARITHMETIC_ASSIGNMENT =
+  /(?:^|[^\w$])(PATH|BASH_CMDS|path|commands)(?:\[[^\]]*\])?\s*(?:(?:[-+*/%^|&]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*(PATH|BASH_CMDS|path|commands)\b/;
+
+/**
+ * Why a line whose arithmetic may assign a lookup variable (PATH=0 makes
+ * `./0` the one directory searched) changes which file a name runs, or null.
+ * @param text the source of a line that evaluates arithmetic somewhere
+ */
+export function arithmeticLookupChange(text: string): string | null {
+  const found = ARITHMETIC_ASSIGNMENT.exec(text);
+  if (found === null) return null;
+  return `the line's arithmetic may assign ${
+    found[1] ?? found[2]
+  }, so which files its programs are cannot be known`;
+}

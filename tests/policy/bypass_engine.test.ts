@@ -125,6 +125,11 @@ const LOOKUP: [string, string, RegExp][] = [
   ["set -eo keyword", "set -eo keyword; ls PATH=/tmp/d m", /set -k/],
   ["set from a variable", "set $OPTS; ls PATH=/tmp/d m", /set -k/],
   ["shopt -o -s keyword", "shopt -o -s keyword; ls PATH=/tmp/d m", /shopt -o keyword/],
+  ["arithmetic (( ))", "((PATH=0)); ls m", /arithmetic may assign PATH/],
+  ["let", "let PATH=0; ls m", /arithmetic may assign PATH/],
+  ["$(( ))", ": $((PATH=0)); ls m", /arithmetic may assign PATH/],
+  ["++", "((++PATH)); ls m", /arithmetic may assign PATH/],
+  ["a value arithmetic evaluates", "x='PATH=0'; echo $((x)); ls m", /arithmetic may assign PATH/],
 ];
 
 describe("policy: what changes which file a name runs is unknown", () => {
@@ -149,6 +154,8 @@ describe("policy: what changes which file a name runs is unknown", () => {
       "local x=1",
       "export FOO BAR",
       "hash -r",
+      "echo $((x=1)); ls",
+      "(( PATH == 1 )) && ls",
     ]
   ) {
     test(`stays allowed: ${JSON.stringify(line)}`, async () => {
