@@ -242,6 +242,12 @@ const SETS_BY_NAME = new Set([
   "float",
   "private",
   "ztie",
+  "pcre_match",
+  "stat",
+  "syserror",
+  "sysopen",
+  "zsystem",
+  "zcurses",
 ]);
 
 /** `trap [-lp] [[CODE] SIGNAL...]`: CODE runs when a signal (or EXIT, DEBUG, ERR, RETURN) comes. */
