@@ -246,36 +246,63 @@ function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged 
       if (spelled !== null) return spelled;
       continue;
     }
-    // `-c core.pager=touch`, `--exec=touch`: the value may name a program too.
-    const text = word.text.startsWith("-") || word.text.includes("=")
-      ? word.text.slice(word.text.indexOf("=") + 1)
-      : word.text;
-    if (text === "" || text.startsWith("-") || /\s/.test(text)) continue;
-    const folder = holdsNamed(found, text, judge);
-    if (folder !== null) {
-      return decided(
-        "ask",
-        folder,
-        `${shown} has "${text}" among its arguments, the directory of a program ${folder.list} rule "${folder.pattern}" names: a program that runs what a directory holds would run it`,
-      );
+    for (const text of argumentTexts(word.text, judge.named)) {
+      const named = namedText(text, i, found, judge, shown);
+      if (named !== null) return named;
     }
-    const name = text.slice(text.lastIndexOf("/") + 1) || text;
-    if (!judge.named.mayName(name)) continue;
-    const rules = judge.named.candidates([name]);
-    if (rules.length === 0) continue;
-    const program = programNames(text, {
-      cwd: judge.context.cwd,
-      path: judge.context.env.PATH ?? "/usr/bin:/bin",
-    });
-    const rest = [{ text, dynamic: false }, ...words.slice(i + 1)];
-    for (const rule of rules) {
-      if (matchRule(rule, program, rest, { home: judge.home, open: found.open }) === "no") continue;
-      return decided(
-        "ask",
-        rule,
-        `${shown} has "${text}" among its arguments, which ${rule.list} rule "${rule.pattern}" names: a program that runs its arguments would run it`,
-      );
-    }
+  }
+  return null;
+}
+
+/**
+ * The texts in an argument that may name a program: the word, the value of
+ * `-c core.pager=touch` or `--exec=touch`, and a short option's attached value
+ * (`-x/usr/bin/touch`, `-xtouch` when a rule names `touch`).
+ */
+function argumentTexts(text: string, named: RuleIndex): string[] {
+  if (text.includes("=")) return [text.slice(text.indexOf("=") + 1)];
+  if (!text.startsWith("-") || text.startsWith("--")) return [text];
+  if (text.includes("/")) return [text.slice(text.indexOf("/"))];
+  const texts: string[] = [];
+  for (let at = 2; at < text.length; at++) {
+    if (named.hasName(text.slice(at))) texts.push(text.slice(at));
+  }
+  return texts;
+}
+
+/** `text` (an argument, or part of one, at `index`) if it names a program a deny or ask rule names. */
+function namedText(
+  text: string,
+  index: number,
+  found: Analysed,
+  judge: Judge,
+  shown: string,
+): Judged | null {
+  if (text === "" || text.startsWith("-") || /\s/.test(text)) return null;
+  const folder = holdsNamed(found, text, judge);
+  if (folder !== null) {
+    return decided(
+      "ask",
+      folder,
+      `${shown} has "${text}" among its arguments, the directory of a program ${folder.list} rule "${folder.pattern}" names: a program that runs what a directory holds would run it`,
+    );
+  }
+  const name = text.slice(text.lastIndexOf("/") + 1) || text;
+  if (!judge.named.mayName(name)) return null;
+  const rules = judge.named.candidates([name]);
+  if (rules.length === 0) return null;
+  const program = programNames(text, {
+    cwd: judge.context.cwd,
+    path: judge.context.env.PATH ?? "/usr/bin:/bin",
+  });
+  const rest = [{ text, dynamic: false }, ...found.words.slice(index + 1)];
+  for (const rule of rules) {
+    if (matchRule(rule, program, rest, { home: judge.home, open: found.open }) === "no") continue;
+    return decided(
+      "ask",
+      rule,
+      `${shown} has "${text}" among its arguments, which ${rule.list} rule "${rule.pattern}" names: a program that runs its arguments would run it`,
+    );
   }
   return null;
 }
@@ -370,9 +397,11 @@ function spelledInArguments(
   shown: string,
 ): Judged | null {
   const word = found.words[index];
-  // `--exec=$x`, `-c core.pager=/usr/bin/t*`: the value may name a program too.
-  const text = word.text.startsWith("-") || word.text.includes("=")
+  // `--exec=$x`, `-c core.pager=/usr/bin/t*`, `-x/usr/bin/tou?h`: the value may name a program too.
+  const text = word.text.includes("=")
     ? word.text.slice(word.text.indexOf("=") + 1)
+    : /^-[^-]/.test(word.text) && word.text.includes("/")
+    ? word.text.slice(2)
     : word.text;
   if (text === "" || text.startsWith("-")) return null;
   const pattern = word.glob === true ? text : wordAsGlob(text);

@@ -74,6 +74,10 @@ export function mayWriteInto(
   const texts = [word.text];
   const eq = word.text.indexOf("=");
   if (eq >= 0) texts.push(word.text.slice(eq + 1).replace(/^~(?=\/|$)/, context.home));
+  // `-C/usr/local/bin`, `-o/home/u/bin/ls`: a short option's attached value.
+  else if (/^-[^-]/.test(word.text) && word.text.includes("/")) {
+    texts.push(word.dynamic ? word.text.slice(2) : word.text.slice(word.text.indexOf("/")));
+  }
   return texts.some((text) => {
     if (text === "" || /\s/.test(text)) return false;
     if (!word.dynamic) {
@@ -93,13 +97,14 @@ export function mayWriteInto(
       ? pattern
       : `${escapeGlob(cwd)}/${pattern}`;
     const parent = full.slice(0, full.lastIndexOf("/")) || "/";
-    // `$D/ls`, `$f`: the directory is the expansion's value, not known here.
-    if (parent === "*" || pattern === "*") return false;
+    if (pattern === "*") return false; // `$f`: its value is not known here.
+    if ([...dirs].some((dir) => globsOverlap(full, escapeGlob(dir)))) return true;
+    // `$D/ls`: the directory is the expansion's value, not known here.
+    if (parent === "*") return false;
     const base = full.slice(full.lastIndexOf("/") + 1);
     return [...dirs].some((dir) =>
-      globsOverlap(full, escapeGlob(dir)) ||
-      (globsOverlap(parent, escapeGlob(dir)) &&
-        [...names].some((name) => globsOverlap(base, escapeGlob(name))))
+      globsOverlap(parent, escapeGlob(dir)) &&
+      [...names].some((name) => globsOverlap(base, escapeGlob(name)))
     );
   });
 }

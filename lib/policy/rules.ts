@@ -274,6 +274,11 @@ export class RuleIndex {
     return this.#always.length > 0 || this.#byName.has(name);
   }
 
+  /** Whether a rule names the program `name` exactly (not by a glob or a path). */
+  hasName(name: string): boolean {
+    return this.#byName.has(name);
+  }
+
   /** The rules that may match a program known by `names`, in their order. */
   candidates(names: string[]): CompiledRule[] {
     const found = [...this.#always];

@@ -34,6 +34,9 @@ const SPELLED: [string, string][] = [
   ["run-parts of the program's directory", "run-parts --regex '^tou.h$' -a m /usr/bin"],
   ["run-parts of /bin", "run-parts /bin/"],
   ["run-parts of a glob of the directory", "run-parts /usr/b?n"],
+  ["an attached option value, a path", "start-stop-daemon -S -x/usr/bin/touch -- m"],
+  ["an attached option value, a name", "start-stop-daemon -S -xtouch -- m"],
+  ["an attached option value, a glob", "start-stop-daemon -S -x/usr/bin/tou?h -- m"],
 ];
 
 describe("policy: a denied program spelled by a glob or an expansion is asked about", () => {
@@ -199,6 +202,11 @@ describe("policy: a line that puts a file into a directory on PATH is unknown", 
       assert.match(verdict.reason, /directory on PATH/);
     });
   }
+  test("an attached option value", async () => {
+    const verdict = await policy().checkLine(`tar -C${home}/bin -xf a.tar; ls m`, context());
+    assert.equal(verdict.decision, "ask", verdict.reason);
+    assert.match(verdict.reason, /directory on PATH/);
+  });
   test("a program the line writes before running it by path", async () => {
     const verdict = await policy().checkLine("printf 'touch m' > ./x; ./x", context());
     assert.equal(verdict.decision, "ask", verdict.reason);
@@ -211,6 +219,7 @@ describe("policy: a line that puts a file into a directory on PATH is unknown", 
       "echo > ~/bin/other; ls",
       "cat $HOME/bin/ls",
       "ls -l ~/bin/other",
+      "gcc -Wl,-rpath,/usr/lib -o prog x.c; ls",
     ]
   ) {
     test(`stays allowed: ${JSON.stringify(line)}`, async () => {
