@@ -39,6 +39,7 @@ const bashRc = (rcFile: string) =>
     "fi",
     "__termbridge_prompt() {",
     "  local __tb_status=$?",
+    "  __tb_given=",
     '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$__tb_status" "${HOSTNAME-}" "$PWD"',
     "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"'\\[\\033]133;B\\007\\]' ;; esac",
     '  return "$__tb_status"',

@@ -242,6 +242,30 @@ for (const shell of SHELLS) {
       });
     });
 
+    itWhen(
+      shell === "bash",
+      `${shell}: a line the check took for complete that bash continues is checked with the rest`,
+      async () => {
+        await withSessions(async (kit) => {
+          const seen: TypedLine[] = [];
+          const allowAll: TypedLineCheck = (typed) => {
+            seen.push(typed);
+            return Promise.resolve({ allowed: true, message: "" });
+          };
+          const session = await kit.open(shell, { program: [shell], lineCheck: allowAll });
+          await session.exec("shopt -s extglob", TIMEOUT_MS);
+          // Without extglob (the check's parser) "@(a" is an error, not unfinished; bash with
+          // extglob asks for the rest of the pattern, and gets "x)" with the line before it.
+          session.type("echo @(a\r");
+          await session.wait({ regex: "> ?$" }, TIMEOUT_MS);
+          const prompt = session.wait({ prompt: true }, TIMEOUT_MS);
+          session.type("x)\r");
+          await prompt;
+          assert.equal(seen.at(-1)?.line, "echo @(a\nx)");
+        });
+      },
+    );
+
     it(`${shell}: an alias that hides the program is seen through`, async () => {
       await withSessions(async (kit) => {
         const seen: TypedLine[] = [];
