@@ -42,6 +42,8 @@ export interface Analysis {
   functions: string[];
   /** Values the line sets or feeds to commands (`t=/usr/bin/touch`, `<<< text`): expansions may pass them on. */
   values: Word[];
+  /** The values plain variables are given in the line (null: known only at run time). */
+  variables: Map<string, (string | null)[]>;
 }
 
 /** Where the line runs. */
@@ -87,7 +89,13 @@ const OPAQUE: Record<string, string> = {
 
 /** Analyses a shell command line. */
 export function analyseLine(parser: ShellParser, line: string, context: AnalysisContext): Analysis {
-  const analysis: Analysis = { commands: [], unknowns: [], functions: [], values: [] };
+  const analysis: Analysis = {
+    commands: [],
+    unknowns: [],
+    functions: [],
+    values: [],
+    variables: new Map(),
+  };
   const analyser = new Analyser(parser, context, analysis);
   analyser.line(line, [], 0);
   analyser.environment();
@@ -102,7 +110,13 @@ export function analyseArgv(
   argv: string[],
   context: AnalysisContext,
 ): Analysis {
-  const analysis: Analysis = { commands: [], unknowns: [], functions: [], values: [] };
+  const analysis: Analysis = {
+    commands: [],
+    unknowns: [],
+    functions: [],
+    values: [],
+    variables: new Map(),
+  };
   const words = argv.map((text) => ({ text, dynamic: false }));
   const analyser = new Analyser(parser, context, analysis);
   analyser.command(words, [], false, undefined, 0);
@@ -248,7 +262,7 @@ class Analyser {
       // Each walks the tree again: only when the text could hold what it looks for.
       if (text.includes(">")) this.#redirected.push(...redirectTargets(root, this.context.home));
       if (/=|<<<|\b(for|select)\b/.test(text)) {
-        this.analysis.values.push(...lineValues(root, this.context.home));
+        this.analysis.values.push(...lineValues(root, this.context.home, this.analysis.variables));
       }
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;

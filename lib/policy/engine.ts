@@ -120,6 +120,8 @@ interface Judge {
   home: string;
   /** The directories holding programs the named rules name, by PATH and cwd. */
   folders: FolderCache;
+  /** The values the line gives its plain variables (set when a line is judged). */
+  variables?: Map<string, (string | null)[]>;
 }
 
 interface Judged {
@@ -129,6 +131,7 @@ interface Judged {
 }
 
 function verdictOf(analysis: Analysis, judge: Judge): CommandVerdict {
+  judge.variables = analysis.variables;
   const commands: SimpleCommand[] = [];
   let worst: Judged | null = null;
   for (const found of analysis.commands) {
@@ -407,7 +410,16 @@ function spelledInArguments(
   const pattern = word.glob === true ? text : wordAsGlob(text);
   const named = substitutions(text).flatMap((code) => code.split(/[^\w.+-]+/))
     .filter((name) => name !== "" && judge.named.mayName(name));
-  if (word.glob !== true && !pattern.includes("/") && named.length === 0) return null;
+  if (word.glob !== true && !pattern.includes("/") && named.length === 0) {
+    // `t=tou; u=ch; valgrind $t$u`: expansions of values the line (or the environment) gives.
+    for (const known of expandKnown(text, judge)) {
+      for (const piece of known.split(/[ \t\n]+/)) {
+        const hit = namedText(piece, index, found, judge, shown);
+        if (hit !== null) return hit;
+      }
+    }
+    return null;
+  }
   if ((word.glob === true || pattern.includes("/")) && !isBuiltin(found.words[0].text)) {
     const full = (pattern.startsWith("/") || pattern.startsWith("*")
       ? ""
@@ -443,6 +455,34 @@ function spelledInArguments(
     );
   }
   return null;
+}
+
+/** Most texts a word's expansions are tried as. */
+const MAX_EXPANSIONS = 16;
+
+/**
+ * The texts a word of plain expansions (`$t$u`, `${t}ch`) may become with the
+ * values the line gives its variables, or the environment's; none when any
+ * part is not known (another expansion, a substitution, a value set at run time).
+ */
+function expandKnown(text: string, judge: Judge): string[] {
+  let texts = [""];
+  const parts = text.split(/(\$\{\w+\}|\$\w+)/);
+  if (parts.length === 1) return []; // No plain expansion (`${x:=v}` and the like).
+  for (const [i, part] of parts.entries()) {
+    if (i % 2 === 0) {
+      if (/[$`\\]/.test(part)) return [];
+      texts = texts.map((t) => t + part);
+      continue;
+    }
+    const name = part.replace(/^\$\{?|\}$/g, "");
+    const env = judge.context.env[name];
+    const values = judge.variables?.get(name) ?? (env === undefined ? [] : [env]);
+    if (values.length === 0 || values.some((v) => v === null)) return [];
+    texts = texts.flatMap((t) => values.map((v) => t + v));
+    if (texts.length > MAX_EXPANSIONS) return [];
+  }
+  return texts;
 }
 
 function escapeGlob(text: string): string {

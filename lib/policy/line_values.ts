@@ -9,9 +9,24 @@
 import type { SyntaxNode } from "./parser.ts";
 import { type Word, wordOf } from "./words.ts";
 
-/** The values a parsed line sets or reads from its own text, one word per shell word. */
-export function lineValues(root: SyntaxNode, home: string): Word[] {
+/**
+ * The values a parsed line sets or reads from its own text, one word per shell word.
+ * @param variables filled with the literal values each plain variable is given (`t=tou`, `for t in`)
+ */
+export function lineValues(
+  root: SyntaxNode,
+  home: string,
+  variables?: Map<string, (string | null)[]>,
+): Word[] {
   const values: Word[] = [];
+  /** A value given to a plain variable; null when it is known only at run time. */
+  const note = (name: string | undefined, node: SyntaxNode | null | undefined) => {
+    if (variables === undefined || name === undefined || !/^\w+$/.test(name)) return;
+    const word = node === null ? { text: "", dynamic: false } : node && wordOf(node, home);
+    const known = variables.get(name) ?? [];
+    known.push(word === undefined || word.dynamic ? null : word.text);
+    variables.set(name, known);
+  };
   const add = (node: SyntaxNode | null) => {
     if (node === null || node.type === "comment") return;
     const word = wordOf(node, home);
@@ -23,9 +38,16 @@ export function lineValues(root: SyntaxNode, home: string): Word[] {
     if (type === "variable_assignment") {
       const value = node.childForFieldName("value");
       if (value?.type === "array") value.namedChildren.forEach(add);
-      else add(value);
+      else {
+        add(value);
+        note(node.childForFieldName("name")?.text, value);
+      }
     } else if (type === "for_statement" || type === "select_statement") {
-      node.childrenForFieldName("value").forEach(add);
+      const list = node.childrenForFieldName("value");
+      list.forEach(add);
+      const name = node.childForFieldName("variable")?.text;
+      if (list.length === 0) note(name, undefined); // `for t; do`: the positional parameters.
+      for (const item of list) note(name, item);
     } else if (type === "herestring_redirect") {
       add(node.namedChild(0));
     }

@@ -240,6 +240,9 @@ const VALUES: [string, string][] = [
   ["a here-string read", "read t <<< /usr/bin/touch; valgrind $t m"],
   ["a value with blanks", 't="/usr/bin/touch m"; valgrind $t'],
   ["a glob in a value", "t=/usr/bin/tou?h; valgrind $t m"],
+  ["expansions of the line's values", "t=tou; u=ch; valgrind $t$u m"],
+  ["an expansion and text", "t=tou; valgrind ${t}ch m"],
+  ["a for variable", "for a in tou; do valgrind ${a}ch m; done"],
 ];
 
 describe("policy: a value naming a denied program is asked about", () => {
