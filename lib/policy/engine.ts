@@ -410,16 +410,18 @@ function spelledInArguments(
   const pattern = word.glob === true ? text : wordAsGlob(text);
   const named = substitutions(text).flatMap((code) => code.split(/[^\w.+-]+/))
     .filter((name) => name !== "" && judge.named.mayName(name));
-  if (word.glob !== true && !pattern.includes("/") && named.length === 0) {
-    // `t=tou; u=ch; valgrind $t$u`: expansions of values the line (or the environment) gives.
-    for (const known of expandKnown(text, judge)) {
-      for (const piece of known.split(/[ \t\n]+/)) {
-        const hit = namedText(piece, index, found, judge, shown);
-        if (hit !== null) return hit;
-      }
+  // `t=tou; u=ch; valgrind $t$u`: expansions of values the line (or the environment) gives.
+  const known = word.glob === true ? [] : expandKnown(text, judge);
+  for (const value of known) {
+    for (const piece of value.split(/[ \t\n]+/)) {
+      const hit = namedText(piece, index, found, judge, shown);
+      if (hit !== null) return hit;
     }
-    return null;
   }
+  if (known.length > 0) return null;
+  // `$(echo tou)ch`, `${x}ch`: text beside an unknown part can still rule names out, or in.
+  const spellable = word.glob === true || pattern.includes("/") || /[^*]/.test(pattern);
+  if (!spellable && named.length === 0) return null;
   if ((word.glob === true || pattern.includes("/")) && !isBuiltin(found.words[0].text)) {
     const full = (pattern.startsWith("/") || pattern.startsWith("*")
       ? ""
@@ -443,7 +445,7 @@ function spelledInArguments(
     const base = spelled.slice(spelled.lastIndexOf("/") + 1);
     const ruleGlob = first.exact !== null ? escapeGlob(base) : base;
     const spells = named.some((n) => n === base || globsOverlap(escapeGlob(n), ruleGlob)) ||
-      ((word.glob === true || pattern.includes("/")) && globsOverlap(name, ruleGlob));
+      (spellable && globsOverlap(name, ruleGlob));
     if (!spells) continue;
     const program = { names: [spelled], paths: [spelled], real: null };
     const rest = [{ text: pattern, dynamic: true }, ...found.words.slice(index + 1)];

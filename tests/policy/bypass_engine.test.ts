@@ -31,6 +31,9 @@ const SPELLED: [string, string][] = [
   ["a substitution naming the program", 'cp "$(command -v touch)" ./y'],
   ["backquotes naming the program", "cp `command -v touch` ./y"],
   ["an option value with a glob", "tool --exec=/usr/bin/to*h"],
+  ["a substitution and text", "valgrind $(echo tou)ch m"],
+  ["backquotes and text", "valgrind `printf tou`ch m"],
+  ["an unknown variable and text", "valgrind ${x}ch m"],
   ["run-parts of the program's directory", "run-parts --regex '^tou.h$' -a m /usr/bin"],
   ["run-parts of /bin", "run-parts /bin/"],
   ["run-parts of a glob of the directory", "run-parts /usr/b?n"],
@@ -59,6 +62,11 @@ const HONEST = [
   "command -v touch",
   "ls /usr",
   "cp build/*.o out/",
+  "echo file-$(date +%s).log",
+  'git commit -m "fix: $(cat msg)"',
+  "t=x; echo ${t}ch",
+  'echo "Hello $USER"',
+  "kill $(pgrep foo)",
 ];
 
 describe("policy: globs and expansions that spell no denied program stay allowed", () => {
