@@ -13,7 +13,7 @@ import type { ShellParser } from "./parser.ts";
 import { lineValues } from "./line_values.ts";
 import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
-import { programNames } from "./resolve.ts";
+import { isBuiltin, programNames } from "./resolve.ts";
 import { scriptPlace } from "./script_files.ts";
 import { joinContinuations } from "./continuations.ts";
 import type { ProgramNames } from "./rules.ts";
@@ -390,6 +390,15 @@ class Analyser {
         `the line may put "${into.text}" into a directory on PATH, so a name it runs may be a new file`,
         [],
       );
+    } else if (this.analysis.commands.length > 1 && dirs.has(resolve(cwd))) {
+      // In a directory on PATH (`.` in PATH, or ~/bin), any command may create a name (`tar x`).
+      const name = [...names].find((n) => !isBuiltin(n));
+      if (name !== undefined) {
+        this.unknown(
+          `the line runs in "${cwd}", a directory on PATH, where its commands may put a file named "${name}" first`,
+          [],
+        );
+      }
     }
     for (const command of this.analysis.commands) {
       const first = command.words[0].text;

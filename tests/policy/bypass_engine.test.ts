@@ -210,6 +210,14 @@ describe("policy: a line that puts a file into a directory on PATH is unknown", 
       assert.match(verdict.reason, /directory on PATH/);
     });
   }
+  test("in a directory on PATH, a command may create the name a later one runs", async () => {
+    const inBin = { cwd: join(home, "bin"), env: context().env };
+    const verdict = await policy().checkLine("tar xf /tmp/a.tar; ls m", inBin);
+    assert.equal(verdict.decision, "ask", verdict.reason);
+    assert.match(verdict.reason, /a directory on PATH/);
+    const alone = await policy().checkLine("ls -l", inBin);
+    assert.equal(alone.decision, "allow", alone.reason);
+  });
   test("an attached option value", async () => {
     const verdict = await policy().checkLine(`tar -C${home}/bin -xf a.tar; ls m`, context());
     assert.equal(verdict.decision, "ask", verdict.reason);
