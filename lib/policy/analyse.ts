@@ -261,7 +261,7 @@ class Analyser {
       contents = extractCommands(root, this.context.home, via);
       // Each walks the tree again: only when the text could hold what it looks for.
       if (text.includes(">")) this.#redirected.push(...redirectTargets(root, this.context.home));
-      if (/=|<<<|\b(for|select)\b/.test(text)) {
+      if (/=|<<<|\b(for|select|read|mapfile|readarray)\b/.test(text)) {
         this.analysis.values.push(...lineValues(root, this.context.home, this.analysis.variables));
       }
     } catch (error) {

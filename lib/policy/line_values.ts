@@ -1,7 +1,8 @@
 /**
  * Text a line keeps in variables or feeds to commands rather than passing as
- * arguments: assignment values (`t=/usr/bin/touch`, arrays), `for` lists and
- * here-strings (not here-documents: mostly text for people). An expansion (`valgrind $t`) may pass any
+ * arguments: assignment values (`t=/usr/bin/touch`, arrays), `for` lists,
+ * here-strings, and here-documents that `read` or `mapfile` reads (others are
+ * mostly text for people). An expansion (`valgrind $t`) may pass any
  * of it on, so it is checked as arguments are for the programs rules name.
  * @module
  */
@@ -50,11 +51,35 @@ export function lineValues(
       for (const item of list) note(name, item);
     } else if (type === "herestring_redirect") {
       add(node.namedChild(0));
+    } else if (type === "redirected_statement" && readsInput(node.childForFieldName("body"))) {
+      // `read t <<EOF`, `while read t; do ...; done <<EOF`: the text becomes values.
+      for (const child of node.namedChildren) {
+        if (child?.type !== "heredoc_redirect") continue;
+        for (const body of child.namedChildren) {
+          if (body?.type !== "heredoc_body") continue;
+          for (const text of body.text.split(/\s+/)) {
+            if (text !== "") values.push({ text, dynamic: /[$`]/.test(text) });
+          }
+        }
+      }
     }
     for (const child of node.namedChildren) if (child !== null) visit(child);
   };
   visit(root);
   return values;
+}
+
+/** Builtins that read their input into variables. */
+const READERS = new Set(["read", "mapfile", "readarray"]);
+
+/** Whether a redirected statement reads its input into variables (`read`, `while read`). */
+function readsInput(body: SyntaxNode | null): boolean {
+  if (body === null) return false;
+  if (body.type === "command") return READERS.has(body.childForFieldName("name")?.text ?? "");
+  if (body.type === "while_statement" || body.type === "until_statement") {
+    return /\b(read|mapfile|readarray)\b/.test(body.text);
+  }
+  return false;
 }
 
 /** A value's words as an unquoted expansion splits them (on blanks). */

@@ -259,6 +259,11 @@ const VALUES: [string, string][] = [
   ["expansions of the line's values", "t=tou; u=ch; valgrind $t$u m"],
   ["an expansion and text", "t=tou; valgrind ${t}ch m"],
   ["a for variable", "for a in tou; do valgrind ${a}ch m; done"],
+  ["a here-document read", "read t <<EOF\n/usr/bin/touch\nEOF\nvalgrind $t m"],
+  [
+    "a here-document read in a loop",
+    "while read t; do valgrind $t m; done <<EOF\n/usr/bin/touch\nEOF",
+  ],
 ];
 
 describe("policy: a value naming a denied program is asked about", () => {
