@@ -374,5 +374,8 @@ export const ZSH_LINE_CHECK = [
   "  add-zsh-hook precmd __termbridge_nocorrect",
   "  __termbridge_history() { [[ $1 != __termbridge_refused* ]]; }",
   "  add-zsh-hook zshaddhistory __termbridge_history",
+  "  # Read-only from here: a line that emptied it (precmd_functions=()) would stop the hooks",
+  "  # above that put the check back (hooks are added by the user's .zshrc, before this).",
+  "  typeset -gr precmd_functions",
   "fi",
 ];

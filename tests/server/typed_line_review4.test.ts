@@ -152,6 +152,12 @@ const CASES: Case[] = [
     files: { ".zshrc": "rx() { zle -A .expand-or-complete expand-or-complete; }\n" },
     steps: [{ line: "rx" }, { keys: "echo $(touch %M%)" }, { keys: "\t" }],
   },
+  {
+    name: "precmd_functions emptied, then a function of the user's rebinds accept-line",
+    shell: "zsh",
+    files: { ".zshrc": "rw() { zle -A .accept-line accept-line; }\n" },
+    steps: [{ keys: "precmd_functions=()\r" }, { keys: "rw\r" }, { keys: "touch %M%\r" }],
+  },
 ];
 
 describe("session server: a fourth review of the typed-line check", () => {
