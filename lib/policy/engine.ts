@@ -422,11 +422,13 @@ function spelledInArguments(
   // `$(echo tou)ch`, `${x}ch`: text beside an unknown part can still rule names out, or in.
   const spellable = word.glob === true || pattern.includes("/") || /[^*]/.test(pattern);
   if (!spellable && named.length === 0) return null;
-  if ((word.glob === true || pattern.includes("/")) && !isBuiltin(found.words[0].text)) {
-    const full = (pattern.startsWith("/") || pattern.startsWith("*")
-      ? ""
-      : `${escapeGlob(judge.context.cwd)}/`) +
-      pattern.replace(/(.)\/+$/, "$1");
+  // A glob is relative to the cwd and its `*` never spans a `/`; an expansion may hold a whole path.
+  const full = (pattern.startsWith("/") || (word.glob !== true && pattern.startsWith("*"))
+    ? ""
+    : `${escapeGlob(judge.context.cwd)}/`) +
+    pattern.replace(/(.)\/+$/, "$1");
+  const pathLike = word.glob === true || pattern.includes("/");
+  if (pathLike && !isBuiltin(found.words[0].text)) {
     for (const [folder, rule] of namedFolders(judge)) {
       if (!globsOverlap(full, escapeGlob(folder))) {
         continue;
@@ -439,13 +441,21 @@ function spelledInArguments(
     }
   }
   const name = globBasename(pattern);
+  // A path is compared as a path (`build/*` cannot be /usr/bin/touch); a bare word by name, when
+  // it has a letter of its own (`tou?h`, `${x}ch`: `ls *` is not taken for `ls touch`).
+  const byName = spellable && !pattern.includes("/") && /[^*?[\]]/.test(name);
+  const folders = pathLike ? [...namedFolders(judge).keys()].map(escapeGlob) : [];
   for (const rule of judge.named.all) {
     const first = rule.words[0];
     const spelled = (first.tilde ? judge.home : "") + first.text;
     const base = spelled.slice(spelled.lastIndexOf("/") + 1);
     const ruleGlob = first.exact !== null ? escapeGlob(base) : base;
+    const paths = first.path || first.tilde
+      ? [first.exact !== null ? escapeGlob(spelled) : spelled]
+      : folders.map((folder) => `${folder}/${ruleGlob}`);
     const spells = named.some((n) => n === base || globsOverlap(escapeGlob(n), ruleGlob)) ||
-      (spellable && globsOverlap(name, ruleGlob));
+      (byName && globsOverlap(name, ruleGlob)) ||
+      (spellable && pathLike && paths.some((path) => globsOverlap(full, path)));
     if (!spells) continue;
     const program = { names: [spelled], paths: [spelled], real: null };
     const rest = [{ text: pattern, dynamic: true }, ...found.words.slice(index + 1)];

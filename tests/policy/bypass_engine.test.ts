@@ -67,7 +67,21 @@ const HONEST = [
   "t=x; echo ${t}ch",
   'echo "Hello $USER"',
   "kill $(pgrep foo)",
+  // A glob is a path relative to the cwd: one elsewhere than the program's directory cannot be it,
+  // and a bare `*` is not taken for the program's name.
+  "ls *",
+  "rm -rf build/*",
+  "cp dist/* out/",
+  "for f in *; do wc -l $f; done",
 ];
+
+describe("policy: a bare glob in the program's own directory is asked about", () => {
+  test('"valgrind *" with the cwd /usr/bin', async () => {
+    const verdict = await policy().checkLine("valgrind *", { ...CONTEXT, cwd: "/usr/bin" });
+    assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
+    assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
+  });
+});
 
 describe("policy: globs and expansions that spell no denied program stay allowed", () => {
   for (const line of HONEST) {
