@@ -423,9 +423,10 @@ function spelledInArguments(
   const spellable = word.glob === true || pattern.includes("/") || /[^*]/.test(pattern);
   if (!spellable && named.length === 0) return null;
   // A glob is relative to the cwd and its `*` never spans a `/`; an expansion may hold a whole path.
-  const full = (pattern.startsWith("/") || (word.glob !== true && pattern.startsWith("*"))
-    ? ""
-    : `${escapeGlob(judge.context.cwd)}/`) +
+  const full =
+    (pattern.startsWith("/") || (word.glob !== true && pattern.startsWith("*"))
+      ? ""
+      : `${escapeGlob(judge.context.cwd)}/`) +
     pattern.replace(/(.)\/+$/, "$1");
   const pathLike = word.glob === true || pattern.includes("/");
   if (pathLike && !isBuiltin(found.words[0].text)) {
