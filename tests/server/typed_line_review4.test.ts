@@ -199,24 +199,28 @@ describe("session server: bash's accept key, printed by a line", () => {
   // The macro's second key is in a shell variable (the check rebinds it), which `set` prints:
   // typed on its own after the text, it must not run the line (it did, unchecked, once it was
   // left bound to accept-line between lines).
-  itWhen(true, "bash: the accept key pressed without the check does nothing", () =>
-    inWorld(BUILD, async (world) => {
-      world.configure(DENY_TOUCH);
-      const marker = join(world.dir, "m");
-      const keys = join(world.dir, "keys");
-      await world.ok(["new", "s"]);
-      await world.ok(["exec", "s", `set | grep -a '_k2=' > ${keys}`]);
-      const spec = /_k2='(.*)'$/m.exec(readFileSync(keys, "utf8"))?.[1];
-      assert.ok(spec !== undefined, "the accept key's name is in __tb_k2");
-      const bytes = spec.replace("\\C-x", "\x18").replace("\\C-_", "\x1f");
-      await world.ok(["type", "s", "--", `touch ${marker}`]);
-      await world.ok(["type", "s", "--", bytes]);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const screen = await world.ok(["screen", "s", "--logical"]);
-      assert.equal(existsSync(marker), false, screen);
-      // Enter still runs the line through the check, which refuses it.
-      await world.ok(["key", "s", "Enter"]);
-      await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
-      assert.equal(existsSync(marker), false, await world.ok(["screen", "s", "--logical"]));
-    }));
+  itWhen(
+    true,
+    "bash: the accept key pressed without the check does nothing",
+    () =>
+      inWorld(BUILD, async (world) => {
+        world.configure(DENY_TOUCH);
+        const marker = join(world.dir, "m");
+        const keys = join(world.dir, "keys");
+        await world.ok(["new", "s"]);
+        await world.ok(["exec", "s", `set | grep -a '_k2=' > ${keys}`]);
+        const spec = /_k2='(.*)'$/m.exec(readFileSync(keys, "utf8"))?.[1];
+        assert.ok(spec !== undefined, "the accept key's name is in __tb_k2");
+        const bytes = spec.replace("\\C-x", "\x18").replace("\\C-_", "\x1f");
+        await world.ok(["type", "s", "--", `touch ${marker}`]);
+        await world.ok(["type", "s", "--", bytes]);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const screen = await world.ok(["screen", "s", "--logical"]);
+        assert.equal(existsSync(marker), false, screen);
+        // Enter still runs the line through the check, which refuses it.
+        await world.ok(["key", "s", "Enter"]);
+        await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
+        assert.equal(existsSync(marker), false, await world.ok(["screen", "s", "--logical"]));
+      }),
+  );
 });
