@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, itWhen } from "../harness.ts";
@@ -223,4 +223,35 @@ describe("session server: bash's accept key, printed by a line", () => {
         assert.equal(existsSync(marker), false, await world.ok(["screen", "s", "--logical"]));
       }),
   );
+});
+
+describe("session server: $PWD set by a line", () => {
+  // The hook sent $PWD as the directory paths are judged from; a line can set it
+  // (PWD=/elsewhere), and `./t` was then judged as the harmless file of that name there.
+  for (const shell of ["bash", "zsh"] as const) {
+    itWhen(
+      shell === "bash" || HAS_ZSH,
+      `${shell}: a program run by a relative path is judged where the shell really is`,
+      () =>
+        inWorld(BUILD, async (world) => {
+          world.configure(DENY_TOUCH);
+          const marker = join(world.dir, "m");
+          const real = join(world.dir, "real");
+          const decoy = join(world.dir, "decoy");
+          mkdirSync(real);
+          mkdirSync(decoy);
+          symlinkSync("/usr/bin/touch", join(real, "t"));
+          writeFileSync(join(decoy, "t"), "#!/bin/sh\n", { mode: 0o755 });
+          await world.ok(["new", "s", "--", shell]);
+          for (const line of [`cd ${real}`, `PWD=${decoy}`, `./t ${marker}`]) {
+            await world.ok(["type", "s", "--", line]);
+            await world.ok(["key", "s", "Enter"]);
+            await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
+          }
+          const screen = await world.ok(["screen", "s", "--logical"]);
+          assert.equal(existsSync(marker), false, screen);
+          assert.match(screen, /Denied by policy/);
+        }),
+    );
+  }
 });
