@@ -87,15 +87,14 @@ const OPAQUE: Record<string, string> = {
   ".": ". runs a file whose contents are not checked",
 };
 
+/** An analysis that has found nothing yet. */
+function emptyAnalysis(): Analysis {
+  return { commands: [], unknowns: [], functions: [], values: [], variables: new Map() };
+}
+
 /** Analyses a shell command line. */
 export function analyseLine(parser: ShellParser, line: string, context: AnalysisContext): Analysis {
-  const analysis: Analysis = {
-    commands: [],
-    unknowns: [],
-    functions: [],
-    values: [],
-    variables: new Map(),
-  };
+  const analysis = emptyAnalysis();
   const analyser = new Analyser(parser, context, analysis);
   analyser.line(line, [], 0);
   analyser.environment();
@@ -110,13 +109,7 @@ export function analyseArgv(
   argv: string[],
   context: AnalysisContext,
 ): Analysis {
-  const analysis: Analysis = {
-    commands: [],
-    unknowns: [],
-    functions: [],
-    values: [],
-    variables: new Map(),
-  };
+  const analysis = emptyAnalysis();
   const words = argv.map((text) => ({ text, dynamic: false }));
   const analyser = new Analyser(parser, context, analysis);
   analyser.command(words, [], false, undefined, 0);

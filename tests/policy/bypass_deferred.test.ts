@@ -9,9 +9,8 @@
  * @module
  */
 
-import { describe, test } from "node:test";
-import assert from "node:assert/strict";
 import { createPolicy } from "../../lib/policy/mod.ts";
+import { describeAllowed, describeAsked, describeDenied } from "./_verdicts.ts";
 
 const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
 const policy = () => createPolicy({ deny: ["touch", "rm"] });
@@ -48,15 +47,12 @@ const DENIED: [string, string, string][] = [
   ["bash's BASH_ALIASES", "BASH_ALIASES[ls]='touch m'", "touch"],
 ];
 
-describe("policy: code a builtin runs or keeps for later is checked as run", () => {
-  for (const [name, line, rule] of DENIED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
-      assert.deepEqual(verdict.rule, { list: "deny", pattern: rule });
-    });
-  }
-});
+describeDenied(
+  "policy: code a builtin runs or keeps for later is checked as run",
+  policy,
+  CONTEXT,
+  DENIED,
+);
 
 /** Lines that leave code the shell runs unchecked: asked about. */
 const ASKED: [string, string, RegExp][] = [
@@ -102,15 +98,12 @@ const ASKED: [string, string, RegExp][] = [
   ["complete with options built at run time", "complete $OPT 'touch m' xy", /run time/],
 ];
 
-describe("policy: code left for later that cannot be checked is asked about", () => {
-  for (const [name, line, reason] of ASKED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
-      assert.match(verdict.reason, reason);
-    });
-  }
-});
+describeAsked(
+  "policy: code left for later that cannot be checked is asked about",
+  policy,
+  CONTEXT,
+  ASKED,
+);
 
 /** Honest lines: none of the checks above may catch them. */
 const ALLOWED = [
@@ -153,11 +146,9 @@ const ALLOWED = [
   "mode=prompt",
 ];
 
-describe("policy: honest completion, prompt and zsh lines stay allowed", () => {
-  for (const line of ALLOWED) {
-    test(JSON.stringify(line), async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "allow", verdict.reason);
-    });
-  }
-});
+describeAllowed(
+  "policy: honest completion, prompt and zsh lines stay allowed",
+  policy,
+  CONTEXT,
+  ALLOWED,
+);

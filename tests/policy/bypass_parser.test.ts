@@ -10,6 +10,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createPolicy, DEFAULT_POLICY_RULES } from "../../lib/policy/mod.ts";
+import { describeAllowed, describeAsked, describeDenied } from "./_verdicts.ts";
 
 const CONTEXT = { cwd: "/", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
 const policy = () => createPolicy({ deny: ["touch", "rm"] });
@@ -68,15 +69,12 @@ const DENIED: [string, string][] = [
   ["a quote in a here-document body is text", "cat <<EOF\nit's\nEOF\ntou\\\nch m"],
 ];
 
-describe("policy: code the parser reads as text is checked", () => {
-  for (const [name, line] of DENIED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
-      assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
-    });
-  }
-});
+describeDenied(
+  "policy: code the parser reads as text is checked",
+  policy,
+  CONTEXT,
+  DENIED.map(([name, line]) => [name, line, "touch"]),
+);
 
 /** Lines whose meaning the parser cannot know: asked about (refused with nobody to ask). */
 const ASKED: [string, string, RegExp][] = [
@@ -116,15 +114,12 @@ const ASKED: [string, string, RegExp][] = [
   ["timeout --signal abbreviated", "timeout --sig KILL 5 /usr/bin/tou?h m", /only known when/],
 ];
 
-describe("policy: here-documents the parser reads otherwise are asked about", () => {
-  for (const [name, line, reason] of ASKED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
-      assert.match(verdict.reason, reason);
-    });
-  }
-});
+describeAsked(
+  "policy: here-documents the parser reads otherwise are asked about",
+  policy,
+  CONTEXT,
+  ASKED,
+);
 
 /** Honest lines: none of the checks above may catch them. */
 const ALLOWED = [
@@ -150,14 +145,12 @@ const ALLOWED = [
   "echo $((1 << 2))",
 ];
 
-describe("policy: honest lines with here-documents and ${} stay allowed", () => {
-  for (const line of ALLOWED) {
-    test(JSON.stringify(line), async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "allow", `${verdict.decision}: ${verdict.reason}`);
-    });
-  }
-});
+describeAllowed(
+  "policy: honest lines with here-documents and ${} stay allowed",
+  policy,
+  CONTEXT,
+  ALLOWED,
+);
 
 describe("policy: abbreviated wrapper options under the shipped rules", () => {
   for (
