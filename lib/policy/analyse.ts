@@ -489,6 +489,8 @@ class Analyser {
         }
       } else if (inner.kind === "stdin") {
         this.#standardInput(inner.via, stdin, via, depth);
+      } else if (inner.kind === "chdir") {
+        this.#changedDirectory = true;
       } else if (inner.kind === "startup") {
         if (this.#startupDirectory) {
           this.unknown(

@@ -287,10 +287,10 @@ function aliasCode(words: Word[]): Deferred[] {
  * interactive shell, or a child): bash's and zsh's names for the prompts and
  * the mail messages (expanded with substitutions), code run for a bare
  * redirection (zsh's NULLCMD), function bodies and aliases set through
- * arrays (zsh's `functions`, `aliases`; bash's BASH_ALIASES), and files or
- * directories of code.
+ * arrays (zsh's `functions`, `aliases`; bash's BASH_ALIASES), files or
+ * directories of code, and the options a started bash takes (SHELLOPTS).
  */
-const CODE_VARIABLES: Record<string, "code" | "prompt" | "file"> = {
+const CODE_VARIABLES: Record<string, "code" | "prompt" | "file" | "options"> = {
   PROMPT_COMMAND: "code",
   PS0: "prompt",
   PS1: "prompt",
@@ -326,6 +326,9 @@ const CODE_VARIABLES: Record<string, "code" | "prompt" | "file"> = {
   saliases: "code",
   BASH_ENV: "file",
   ENV: "file",
+  // Options every bash started with them sets: `keyword` makes `ls PATH=DIR` find ls in DIR.
+  SHELLOPTS: "options",
+  BASHOPTS: "options",
   ZDOTDIR: "file",
   FPATH: "file",
   fpath: "file",
@@ -344,6 +347,13 @@ export function deferredAssignment(name: string, value: Word | undefined): Defer
   const base = name.replace(/\[.*$/, "");
   if (kind === "file") {
     return [{ kind: "unknown", reason: `${base} names files of code a shell will run unchecked` }];
+  }
+  if (kind === "options") {
+    return [{
+      kind: "unknown",
+      reason:
+        `${base} sets options of the shells the line starts, which change how they read commands`,
+    }];
   }
   if (value === undefined) return [];
   if (kind === "code") {

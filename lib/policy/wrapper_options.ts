@@ -107,3 +107,29 @@ export function skipAssignments(words: Word[], index: number): number {
   while (index < words.length && /^[^=]+=/.test(words[index].text)) index++;
   return index;
 }
+
+/**
+ * Reads options wherever they stand before `--`, as getopt does when it
+ * permutes (`su root -c CMD`): the options seen, and the other words.
+ */
+export function permutedOptions(
+  words: Word[],
+  start: number,
+  spec: OptionSpec,
+): { seen: Map<string, string | true>; operands: Word[] } {
+  const seen = new Map<string, string | true>();
+  const operands: Word[] = [];
+  let i = start;
+  while (i < words.length) {
+    const read = skipOptions(words, i, spec);
+    for (const [name, value] of read.seen) seen.set(name, value);
+    if (read.index > i && words[read.index - 1].text === "--") {
+      operands.push(...words.slice(read.index));
+      break;
+    }
+    if (read.index >= words.length) break;
+    operands.push(words[read.index]);
+    i = read.index + 1;
+  }
+  return { seen, operands };
+}

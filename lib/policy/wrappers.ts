@@ -6,8 +6,15 @@
  */
 
 import type { Word } from "./words.ts";
-import { argv, type OptionSpec, skipAssignments, skipOptions } from "./wrapper_options.ts";
-import { environmentCode, isLoader, loader, MORE_WRAPPERS } from "./wrappers_more.ts";
+import {
+  argv,
+  type OptionSpec,
+  permutedOptions,
+  skipAssignments,
+  skipOptions,
+} from "./wrapper_options.ts";
+import { isLoader, loader, MORE_WRAPPERS } from "./wrappers_more.ts";
+import { assignmentsFor, changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
 
 /** What a wrapper runs. */
 export type Inner =
@@ -26,18 +33,27 @@ export type Inner =
    * `$ZDOTDIR/.zshenv`, an interactive bash's `~/.bashrc`): unknown when the
    * line sets one of them.
    */
-  | { kind: "startup"; variables: string[]; via: string };
+  | { kind: "startup"; variables: string[]; via: string }
+  /** The wrapper changes directory before it runs what follows (`env -C DIR`, a login shell). */
+  | { kind: "chdir"; via: string };
 
-/** `su`-like programs: `-c STRING` runs through a shell, else an interactive shell. */
+/**
+ * `su`-like programs: `-c STRING` runs through a shell, else an interactive
+ * shell. Options may follow the user (getopt permutes them: `su root -c CMD`);
+ * a login shell (`-`, `-l`) starts in the user's home.
+ */
 function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
-  const { seen } = skipOptions(words, 1, {
+  const { seen, operands } = permutedOptions(words, 1, {
     ...spec,
     values: `${spec.values ?? ""}c`,
     longValues: [...(spec.longValues ?? []), "command", "session-command"],
   });
+  const login = operands.some((w) => w.text === "-") || seen.has("l") ||
+    hasLongFlag(seen, "login");
+  const place = login ? [movesDirectory(`${name} -l`)] : [];
   const command = seen.get("c") ?? seen.get("command") ?? seen.get("session-command");
-  if (typeof command === "string") return [scriptOf(words, command, `${name} -c`)];
-  return [{ kind: "stdin", via: name }];
+  if (typeof command === "string") return [...place, scriptOf(words, command, `${name} -c`)];
+  return [...place, { kind: "stdin", via: name }];
 }
 
 /** A command string an option gave (`-c STRING`), dynamic when its word was. */
@@ -91,6 +107,18 @@ function shell(words: Word[], name: string): Inner[] {
     let values = 0;
     for (let j = 1; j < text.length; j++) {
       const letter = text[j];
+      const value = words[i + values];
+      if (
+        !zsh && text[0] === "-" && (letter === "k" || letter === "o" && value?.text === "keyword")
+      ) {
+        // bash's keyword option: `ls PATH=DIR m` finds ls in DIR.
+        found.push({
+          kind: "unknown",
+          reason: `${name} ${
+            letter === "k" ? "-k" : "-o keyword"
+          } makes NAME=VALUE words anywhere in a command assignments (PATH=... among them)`,
+        });
+      }
       if (letter === "c") command = true;
       else if (letter === "s") stdin = true;
       else if (letter === "i" || letter === "l") startup = true;
@@ -182,6 +210,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
       values: "uCS",
       longValues: ["unset", "chdir", "split-string"],
     });
+    const place = seen.has("C") || seen.has("chdir") ? [movesDirectory(`${name} -C`)] : [];
     const split = seen.get("S") ?? seen.get("split-string");
     const start = skipAssignments(words, index);
     if (typeof split === "string") {
@@ -192,18 +221,14 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
         kind: "script",
         text: { text: `env ${split} ${rest}`, dynamic: false },
         via: `${name} -S`,
-      }];
+      }, ...place];
     }
     // `env PATH=DIR ls` finds ls in DIR: which file runs cannot be known from here.
-    const path = words.slice(index, start).some((w) => w.text.startsWith("PATH="));
-    const pathChange: Inner[] = path
-      ? [{
-        kind: "unknown",
-        reason: `${name} changes PATH, so which file the program is cannot be known`,
-      }]
-      : [];
-    const code = words.slice(index, start).flatMap((w) => environmentCode(w, name));
-    return [...pathChange, ...code, ...argv(words, start, name)];
+    return [
+      ...place,
+      ...assignmentsFor(words.slice(index, start), name),
+      ...argv(words, start, name),
+    ];
   },
   sudo(words, name) {
     const { index, seen } = skipOptions(words, 1, {
@@ -225,11 +250,16 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     if (seen.has("e") || seen.has("edit") || seen.has("l") || seen.has("list")) return [];
     if (seen.has("v") || seen.has("k") || seen.has("K")) return argv(words, index, name);
     const start = skipAssignments(words, index);
-    const code = words.slice(index, start).flatMap((w) => environmentCode(w, name));
+    const login = seen.has("i") || hasLongFlag(seen, "login");
+    const place = [
+      ...(seen.has("R") || seen.has("chroot") ? [changesRoot(`${name} -R`)] : []),
+      ...(seen.has("D") || seen.has("chdir") || login ? [movesDirectory(name)] : []),
+      ...assignmentsFor(words.slice(index, start), name),
+    ];
     if ((seen.has("s") || seen.has("i")) && start >= words.length) {
-      return [...code, { kind: "stdin", via: `${name} -${seen.has("s") ? "s" : "i"}` }];
+      return [...place, { kind: "stdin", via: `${name} -${seen.has("s") ? "s" : "i"}` }];
     }
-    return [...code, ...argv(words, start, name)];
+    return [...place, ...argv(words, start, name)];
   },
   doas(words, name) {
     const { index, seen } = skipOptions(words, 1, { values: "uC" });
@@ -388,10 +418,10 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   chroot(words, name) {
     const { index } = skipOptions(words, 1, { longValues: ["userspec", "groups"] });
     if (index + 1 >= words.length) return [{ kind: "stdin", via: name }];
-    return argv(words, index + 1, name); // After the new root.
+    return [changesRoot(name), ...argv(words, index + 1, name)]; // After the new root.
   },
   unshare(words, name) {
-    const { index } = skipOptions(words, 1, {
+    const { index, seen } = skipOptions(words, 1, {
       values: "SGRw",
       longValues: [
         "setuid",
@@ -408,17 +438,28 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
         "boottime",
       ],
     });
-    if (index >= words.length) return [{ kind: "stdin", via: name }];
-    return argv(words, index, name);
+    const place = [
+      ...(seen.has("R") || seen.has("root") ? [changesRoot(`${name} --root`)] : []),
+      ...(seen.has("w") || seen.has("wd") ? [movesDirectory(`${name} --wd`)] : []),
+    ];
+    if (index >= words.length) return [...place, { kind: "stdin", via: name }];
+    return [...place, ...argv(words, index, name)];
   },
   nsenter(words, name) {
-    const { index } = skipOptions(words, 1, {
+    const { index, seen } = skipOptions(words, 1, {
       values: "tSGW",
       longValues: ["target", "setuid", "setgid", "wdns"],
       longFlags: ["wd"],
     });
-    if (index >= words.length) return [{ kind: "stdin", via: name }];
-    return argv(words, index, name);
+    // `-r`/`-w` take their directory only attached (else the target's own root or directory).
+    const root = seen.has("r") || hasLongFlag(seen, "root");
+    const wd = seen.has("w") || seen.has("W") || hasLongFlag(seen, "wd") || seen.has("wdns");
+    const place = [
+      ...(root ? [changesRoot(`${name} --root`)] : []),
+      ...(wd ? [movesDirectory(`${name} --wd`)] : []),
+    ];
+    if (index >= words.length) return [...place, { kind: "stdin", via: name }];
+    return [...place, ...argv(words, index, name)];
   },
   strace: (words, name) =>
     argv(

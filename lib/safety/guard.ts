@@ -17,6 +17,7 @@ import type {
 } from "../policy/types.ts";
 import { resolve } from "node:path";
 import { realPath } from "../policy/paths.ts";
+import { isCodeVariable } from "../policy/deferred.ts";
 import { TerminalError } from "../base/errors.ts";
 import { readsShellLines } from "./line_readers.ts";
 import type { Actor, Approver, Mode } from "./types.ts";
@@ -288,7 +289,7 @@ export class Guard {
       throw new PolicyDeniedError(
         `Denied by policy: ${rule} asks before ${
           JSON.stringify(subject)
-        } and it was not approved (${approval.by})`,
+        } (${verdict.reason}) and it was not approved (${approval.by})`,
         verdict.rule,
         subject,
       );
@@ -466,11 +467,11 @@ export class Guard {
 
   /**
    * Variables the request sets whose values a shell runs (PROMPT_COMMAND, PS1
-   * with substitutions, BASH_ENV, ENV): checked as the line `export NAME=VALUE`
+   * with substitutions, BASH_ENV, ENV, SHELLOPTS...): checked as the line `export NAME=VALUE`
    * would be, so the engine's rules for them apply to `env` parameters too.
    */
   async #checkEnvCode(check: CommandCheck, context: PolicyContext): Promise<CommandVerdict | null> {
-    const names = (check.envNames ?? []).filter((name) => ENV_CODE.has(name));
+    const names = (check.envNames ?? []).filter(isCodeVariable);
     if (names.length === 0 || this.policy === null) return null;
     const line = names.map((name) =>
       `export ${name}='${(check.env[name] ?? "").replaceAll("'", `'\\''`)}'`
@@ -485,9 +486,6 @@ function notShellReader(check: CommandCheck): string | null {
   if (check.line === undefined || readers.length === 0) return null;
   return readers.some(readsShellLines) ? null : readers[0];
 }
-
-/** Environment variables whose values shells run or source. */
-const ENV_CODE = new Set(["PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "BASH_ENV", "ENV"]);
 
 /** The stricter of two verdicts (the first when they are equal or the second is absent). */
 function stricter(first: CommandVerdict, second: CommandVerdict | null): CommandVerdict {

@@ -6,7 +6,8 @@
  * `env PATH=...`; through the built binary: a denied line rerun with `fc -s`
  * in a shell session, PROMPT_COMMAND and trap set through serve, and
  * fs/write_text_file through a dangling symlink and through a repository's
- * narrower glob whose directory became a link. The marker program never runs; nothing is written
+ * narrower glob whose directory became a link, SHELLOPTS=keyword in the env
+ * parameter. The marker program never runs; nothing is written
  * outside the write globs.
  * @module
  */
@@ -252,6 +253,37 @@ describe("bypass: through serve", () => {
       assert.equal((exec.result as { output: string }).output, "ok\n");
       assert.equal(existsSync(join(dir, "ran-p")), false);
       assert.equal(existsSync(join(dir, "ran-e")), false);
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
+  it("bypass: SHELLOPTS=keyword in the env parameter (bash -c 'ls PATH=DIR k' runs DIR/ls) is refused", async () => {
+    const { dir, bin, env } = markerWorkspace(
+      { policy: { deny: ["marker"] } },
+      "termbridge-bypass-",
+    );
+    mkdirSync(join(dir, "evil"));
+    symlinkSync(join(bin, "marker"), join(dir, "evil", "ls"));
+    const line = `ls PATH=${join(dir, "evil")}:/usr/bin:/bin k`;
+    // The control: bash itself runs the marker under this name.
+    spawnSync("bash", ["-c", line.replace(" k", " control")], {
+      env: { ...env, SHELLOPTS: "keyword" },
+      cwd: dir,
+    });
+    assert.equal(existsSync(join(dir, "ran-control")), true);
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      const created = await serve.request("terminal/create", {
+        sessionId: "s",
+        command: "bash",
+        args: ["-c", line],
+        env: [{ name: "SHELLOPTS", value: "keyword" }],
+      });
+      assert.equal(errorCode(created), -32003, JSON.stringify(created));
+      assert.match(JSON.stringify(created), /SHELLOPTS/);
+      assert.equal(existsSync(join(dir, "ran-k")), false);
     } finally {
       await serve.close();
       removeDir(dir);
