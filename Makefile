@@ -114,7 +114,9 @@ dist/web/%.asset: $(WEB)
 	@mkdir -p dist/web
 	cp $(filter %/$*,$(WEB)) $@
 
+# Each build names its chunks' source maps anew: the last build's are removed first.
 dist/termbridge: node_modules/.installed $(SOURCES) $(WEB_ASSETS)
+	rm -f dist/*.js.map dist/termbridge.map
 	$(BUN) build --compile --splitting --minify --bytecode --format=esm --sourcemap --asset-naming='[name].[ext]' \
 	  --loader .asset:file main.ts $(WASM) $(WEB_ASSETS) --outfile dist/termbridge
 

@@ -2,14 +2,14 @@
  * Where a wrapper runs its program, when that is not where the line runs:
  * another directory (`env -C DIR`, `sudo -D DIR`, a login shell's home),
  * another root (`chroot DIR`, `unshare --root DIR`), another PATH
- * (`env PATH=DIR`, `sudo PATH=DIR`), or an environment carrying code or
- * shell options.
+ * (`env PATH=DIR`, `sudo PATH=DIR`), or an environment carrying code (an
+ * exported function, PROMPT_COMMAND, BASH_ENV) or shell options (SHELLOPTS).
  * @module
  */
 
 import type { Word } from "./words.ts";
 import type { Inner } from "./wrappers.ts";
-import { environmentCode } from "./wrappers_more.ts";
+import { deferredAssignment } from "./deferred.ts";
 
 /** The wrapper changes directory before it runs its program: a relative program path is unknown. */
 export function movesDirectory(via: string): Inner {
@@ -52,4 +52,37 @@ export function hasLongFlag(seen: Map<string, unknown>, name: string): boolean {
     if (written.length >= 2 && name.startsWith(written)) return true;
   }
   return false;
+}
+
+/**
+ * Code an environment variable carries into the programs started with it:
+ * a bash function exported as `BASH_FUNC_NAME%%=() { ...; }` (every bash
+ * defines it, so a later `NAME` runs its body), PROMPT_COMMAND, prompts with
+ * substitutions, BASH_ENV and ENV.
+ * @param assignment a `NAME=value` word (env's, or a request's variable)
+ */
+export function environmentCode(assignment: Word, via: string): Inner[] {
+  const at = assignment.text.indexOf("=");
+  if (at < 0) return [];
+  const name = assignment.text.slice(0, at);
+  const value = { text: assignment.text.slice(at + 1), dynamic: assignment.dynamic };
+  const exported = /^BASH_FUNC_(.+?)(%%|\(\))$/.exec(name);
+  if (exported !== null) {
+    if (value.dynamic) {
+      return [{
+        kind: "unknown",
+        reason: `${via} exports the function "${exported[1]}" built at run time`,
+      }];
+    }
+    return [{
+      kind: "script",
+      text: { text: `${exported[1]} ${value.text}`, dynamic: false },
+      via: `${via} exported function ${exported[1]}`,
+    }];
+  }
+  return deferredAssignment(name, value).map((deferred): Inner =>
+    deferred.kind === "code"
+      ? { kind: "script", text: deferred.text, via: `${via} ${deferred.via}` }
+      : deferred
+  );
 }

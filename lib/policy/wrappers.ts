@@ -174,35 +174,6 @@ const OPAQUE_RUNNERS: Record<string, string> = {
   tcsh: "tcsh runs commands in its own language, which is not checked",
 };
 
-/** strace's long options that take the next word as their value (strace 6). */
-const STRACE_VALUES = [
-  "abbrev",
-  "attach",
-  "columns",
-  "const-print-style",
-  "decode-pids",
-  "detach-on",
-  "env",
-  "fault",
-  "inject",
-  "interruptible",
-  "kvm",
-  "output",
-  "raw",
-  "read",
-  "signal",
-  "status",
-  "string-limit",
-  "summary-columns",
-  "summary-sort-by",
-  "summary-syscall-overhead",
-  "trace",
-  "trace-path",
-  "user",
-  "verbose",
-  "write",
-];
-
 /** The wrappers, by program name: each says what its words run. */
 const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   env(words, name) {
@@ -415,68 +386,6 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     }
     return argv(words, index + 1, name);
   },
-  chroot(words, name) {
-    const { index } = skipOptions(words, 1, { longValues: ["userspec", "groups"] });
-    if (index + 1 >= words.length) return [{ kind: "stdin", via: name }];
-    return [changesRoot(name), ...argv(words, index + 1, name)]; // After the new root.
-  },
-  unshare(words, name) {
-    const { index, seen } = skipOptions(words, 1, {
-      values: "SGRw",
-      longValues: [
-        "setuid",
-        "setgid",
-        "root",
-        "wd",
-        "propagation",
-        "setgroups",
-        "map-user",
-        "map-users",
-        "map-group",
-        "map-groups",
-        "monotonic",
-        "boottime",
-      ],
-    });
-    const place = [
-      ...(seen.has("R") || seen.has("root") ? [changesRoot(`${name} --root`)] : []),
-      ...(seen.has("w") || seen.has("wd") ? [movesDirectory(`${name} --wd`)] : []),
-    ];
-    if (index >= words.length) return [...place, { kind: "stdin", via: name }];
-    return [...place, ...argv(words, index, name)];
-  },
-  nsenter(words, name) {
-    const { index, seen } = skipOptions(words, 1, {
-      values: "tSGW",
-      longValues: ["target", "setuid", "setgid", "wdns"],
-      longFlags: ["wd"],
-    });
-    // `-r`/`-w` take their directory only attached (else the target's own root or directory).
-    const root = seen.has("r") || hasLongFlag(seen, "root");
-    const wd = seen.has("w") || seen.has("W") || hasLongFlag(seen, "wd") || seen.has("wdns");
-    const place = [
-      ...(root ? [changesRoot(`${name} --root`)] : []),
-      ...(wd ? [movesDirectory(`${name} --wd`)] : []),
-    ];
-    if (index >= words.length) return [...place, { kind: "stdin", via: name }];
-    return [...place, ...argv(words, index, name)];
-  },
-  strace: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, {
-        values: "abeEIoOpPsSuUX",
-        longValues: STRACE_VALUES,
-        longFlags: ["summary"],
-      }).index,
-      name,
-    ),
-  ltrace: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, { values: "aADeFlnopsuwx", longValues: ["output", "library"] }).index,
-      name,
-    ),
   prlimit(words, name) {
     const { index, seen } = skipOptions(words, 1, { values: "po", longValues: ["pid", "output"] });
     if (seen.has("p") || seen.has("pid")) return [];

@@ -1,7 +1,8 @@
 /**
- * More programs that run the program named in their arguments: privilege and
- * personality changers (`setpriv`, `setarch`, `linux32`, `choom`, `capsh`,
- * `sg`), loggers and agents (`logsave`, `ssh-agent`), proxies (`torsocks`,
+ * More programs that run the program named in their arguments: privilege,
+ * namespace and personality changers (`setpriv`, `chroot`, `unshare`,
+ * `nsenter`, `setarch`, `linux32`, `choom`, `capsh`, `sg`), tracers (`strace`,
+ * `ltrace`), loggers and agents (`logsave`, `ssh-agent`), proxies (`torsocks`,
  * `proxychains`), `find -exec`, the dynamic loader run as a program, and zsh's
  * builtins that run strings (`emulate -c`, `sched`, `zpty`) or are
  * programs under other names (`zf_rm`). Each says where its program begins, as
@@ -12,10 +13,101 @@
 import type { Word } from "./words.ts";
 import type { Inner } from "./wrappers.ts";
 import { argv, skipOptions } from "./wrapper_options.ts";
-import { deferredAssignment } from "./deferred.ts";
+import { changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
+
+/** strace's long options that take the next word as their value (strace 6). */
+const STRACE_VALUES = [
+  "abbrev",
+  "attach",
+  "columns",
+  "const-print-style",
+  "decode-pids",
+  "detach-on",
+  "env",
+  "fault",
+  "inject",
+  "interruptible",
+  "kvm",
+  "output",
+  "raw",
+  "read",
+  "signal",
+  "status",
+  "string-limit",
+  "summary-columns",
+  "summary-sort-by",
+  "summary-syscall-overhead",
+  "trace",
+  "trace-path",
+  "user",
+  "verbose",
+  "write",
+];
 
 /** The wrappers of this module, by program name. */
 export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
+  chroot(words, name) {
+    const { index } = skipOptions(words, 1, { longValues: ["userspec", "groups"] });
+    if (index + 1 >= words.length) return [{ kind: "stdin", via: name }];
+    return [changesRoot(name), ...argv(words, index + 1, name)]; // After the new root.
+  },
+  unshare(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "SGRw",
+      longValues: [
+        "setuid",
+        "setgid",
+        "root",
+        "wd",
+        "propagation",
+        "setgroups",
+        "map-user",
+        "map-users",
+        "map-group",
+        "map-groups",
+        "monotonic",
+        "boottime",
+      ],
+    });
+    const place = [
+      ...(seen.has("R") || seen.has("root") ? [changesRoot(`${name} --root`)] : []),
+      ...(seen.has("w") || seen.has("wd") ? [movesDirectory(`${name} --wd`)] : []),
+    ];
+    if (index >= words.length) return [...place, { kind: "stdin", via: name }];
+    return [...place, ...argv(words, index, name)];
+  },
+  nsenter(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "tSGW",
+      longValues: ["target", "setuid", "setgid", "wdns"],
+      longFlags: ["wd"],
+    });
+    // `-r`/`-w` take their directory only attached (else the target's own root or directory).
+    const root = seen.has("r") || hasLongFlag(seen, "root");
+    const wd = seen.has("w") || seen.has("W") || hasLongFlag(seen, "wd") || seen.has("wdns");
+    const place = [
+      ...(root ? [changesRoot(`${name} --root`)] : []),
+      ...(wd ? [movesDirectory(`${name} --wd`)] : []),
+    ];
+    if (index >= words.length) return [...place, { kind: "stdin", via: name }];
+    return [...place, ...argv(words, index, name)];
+  },
+  strace: (words, name) =>
+    argv(
+      words,
+      skipOptions(words, 1, {
+        values: "abeEIoOpPsSuUX",
+        longValues: STRACE_VALUES,
+        longFlags: ["summary"],
+      }).index,
+      name,
+    ),
+  ltrace: (words, name) =>
+    argv(
+      words,
+      skipOptions(words, 1, { values: "aADeFlnopsuwx", longValues: ["output", "library"] }).index,
+      name,
+    ),
   setpriv(words, name) {
     const { index, seen } = skipOptions(words, 1, {
       values: "",
@@ -227,37 +319,4 @@ export function isLoader(program: string): boolean {
     .test(
       program,
     );
-}
-
-/**
- * Code an environment variable carries into the programs started with it:
- * a bash function exported as `BASH_FUNC_NAME%%=() { ...; }` (every bash
- * defines it, so a later `NAME` runs its body), PROMPT_COMMAND, prompts with
- * substitutions, BASH_ENV and ENV.
- * @param assignment a `NAME=value` word (env's, or a request's variable)
- */
-export function environmentCode(assignment: Word, via: string): Inner[] {
-  const at = assignment.text.indexOf("=");
-  if (at < 0) return [];
-  const name = assignment.text.slice(0, at);
-  const value = { text: assignment.text.slice(at + 1), dynamic: assignment.dynamic };
-  const exported = /^BASH_FUNC_(.+?)(%%|\(\))$/.exec(name);
-  if (exported !== null) {
-    if (value.dynamic) {
-      return [{
-        kind: "unknown",
-        reason: `${via} exports the function "${exported[1]}" built at run time`,
-      }];
-    }
-    return [{
-      kind: "script",
-      text: { text: `${exported[1]} ${value.text}`, dynamic: false },
-      via: `${via} exported function ${exported[1]}`,
-    }];
-  }
-  return deferredAssignment(name, value).map((deferred): Inner =>
-    deferred.kind === "code"
-      ? { kind: "script", text: deferred.text, via: `${via} ${deferred.via}` }
-      : deferred
-  );
 }

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { aliasesAnywhere, expandGlobalAliases } from "../policy/analyse.ts";
+import { aliasesAnywhere, expandGlobalAliases } from "../policy/aliases.ts";
 import type { CommandVerdict, RuleMatch } from "../policy/types.ts";
 import type { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";

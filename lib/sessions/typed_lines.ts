@@ -11,7 +11,7 @@
 import { closeSync, constants, fstatSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { runtime } from "../runtime/mod.ts";
-import { expandGlobalAliases } from "../policy/analyse.ts";
+import { expandGlobalAliases } from "../policy/aliases.ts";
 import { loadShellParser } from "../policy/parser.ts";
 import { tampersWithCheck } from "./line_tampering.ts";
 
