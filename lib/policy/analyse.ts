@@ -17,6 +17,7 @@ import { isBuiltin, programNames } from "./resolve.ts";
 import { scriptPlace } from "./script_files.ts";
 import { joinContinuations } from "./continuations.ts";
 import type { ProgramNames } from "./rules.ts";
+import type { ShellState } from "./types.ts";
 import type { Word } from "./words.ts";
 import { innerCommands, isWrapper } from "./wrappers.ts";
 import { environmentCode } from "./wrapper_places.ts";
@@ -58,6 +59,8 @@ export interface AnalysisContext {
   suffixAliases?: Record<string, string>;
   /** The environment the line runs with: functions exported in it (`BASH_FUNC_*`) are checked. */
   env?: Record<string, string>;
+  /** What earlier lines left changed in the shell (a session's typed lines). */
+  shellState?: ShellState;
 }
 
 /** Program paths that name a file by an open descriptor: what runs is not known from the name. */
@@ -75,6 +78,9 @@ const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
  */
 const STARTUP_VARIABLE =
   /(^|[^$\w{])(HOME|ZDOTDIR)\b|\$\{(HOME|ZDOTDIR):?[=]|\.(bashrc|bash_profile|bash_login|profile|zshenv|zshrc|zprofile|zlogin)\b/;
+
+/** A word bash reads as an assignment when its keyword option is on. */
+const ASSIGNMENT = /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=/;
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
@@ -123,7 +129,11 @@ class Analyser {
     readonly parser: ShellParser,
     readonly context: AnalysisContext,
     readonly analysis: Analysis,
-  ) {}
+  ) {
+    // An earlier line moved HOME: any shell's start-up files are someone else's.
+    this.#startupDirectory = context.shellState?.homeMoved === true;
+    this.#homeMoved = this.#startupDirectory;
+  }
 
   line(text: string, via: string[], depth: number): void {
     if (depth > MAX_DEPTH) {
@@ -387,10 +397,11 @@ class Analyser {
         this.#changedDirectory = true;
       } else if (inner.kind === "startup") {
         if (this.#startupDirectory) {
+          const why = this.#homeMoved
+            ? "an earlier line set HOME to another directory"
+            : `the line sets ${inner.variables.join(" or ")} or names a startup file`;
           this.unknown(
-            `the line sets ${
-              inner.variables.join(" or ")
-            } or names a startup file, and ${inner.via} runs its startup files, which are not checked`,
+            `${why}, and ${inner.via} runs its startup files, which are not checked`,
             via,
           );
         }
@@ -413,7 +424,9 @@ class Analyser {
   }
 
   /** The line sets HOME or ZDOTDIR or names a startup file somewhere (at any depth): a shell's startup files are not known. */
-  #startupDirectory = false;
+  #startupDirectory: boolean;
+  /** The shell's HOME is not the session's (an earlier line set it). */
+  readonly #homeMoved: boolean;
 
   /** Code kept for later (trap, PROMPT_COMMAND, alias, complete -C): checked as a line of its own. */
   #deferred(code: Word, via: string[], depth: number): void {
@@ -468,6 +481,14 @@ class Analyser {
     }
     const change = lookupChange(words);
     if (change !== null) this.unknown(change, via);
+    if (this.context.shellState?.keyword && words.slice(1).some((w) => ASSIGNMENT.test(w.text))) {
+      this.unknown(
+        `the shell's keyword option is on (set -k), so "${
+          words.slice(1).find((w) => ASSIGNMENT.test(w.text))?.text
+        }" is an assignment that may change which file a name runs`,
+        via,
+      );
+    }
   }
 
   unknown(reason: string, via: string[]): void {

@@ -108,6 +108,7 @@ function analysisContext(context: PolicyContext) {
     globalAliases: context.globalAliases,
     suffixAliases: context.suffixAliases,
     env: context.env,
+    shellState: context.shellState,
   };
 }
 

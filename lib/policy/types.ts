@@ -83,6 +83,16 @@ export interface PolicyContext {
   globalAliases?: Record<string, string>;
   /** zsh's suffix aliases: a command `f.EXT` is checked as `PROGRAM f.EXT`. */
   suffixAliases?: Record<string, string>;
+  /** What earlier lines left changed in the shell the line runs in (a session's typed lines). */
+  shellState?: ShellState;
+}
+
+/** A session's shell state that changes how its next line runs. */
+export interface ShellState {
+  /** bash's keyword option is on (`set -k`): NAME=VALUE words anywhere in a command are assignments. */
+  keyword: boolean;
+  /** HOME is not the session's: the start-up files a shell reads are not the user's. */
+  homeMoved: boolean;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

@@ -14,6 +14,7 @@ import type {
   PathVerdict,
   PolicyContext,
   RuleMatch,
+  ShellState,
 } from "../policy/types.ts";
 import { resolve } from "node:path";
 import { realPath } from "../policy/paths.ts";
@@ -51,6 +52,8 @@ export interface CommandCheck {
   /** zsh's global and suffix aliases, for lines typed into zsh. */
   globalAliases?: Record<string, string>;
   suffixAliases?: Record<string, string>;
+  /** What earlier lines left changed in the shell, for lines typed into a shell. */
+  shellState?: ShellState;
   /**
    * The rule whose "ask" was approved moments ago for this same line when it
    * was sent (a session's exec, then checked again by the shell's hook): an
@@ -236,6 +239,7 @@ export class Guard {
       ...(check.aliases ? { aliases: check.aliases } : {}),
       ...(check.globalAliases ? { globalAliases: check.globalAliases } : {}),
       ...(check.suffixAliases ? { suffixAliases: check.suffixAliases } : {}),
+      ...(check.shellState ? { shellState: check.shellState } : {}),
     };
     const found = this.policy === null
       ? null
@@ -324,6 +328,7 @@ export class Guard {
       aliases?: Record<string, string>;
       globalAliases?: Record<string, string>;
       suffixAliases?: Record<string, string>;
+      shellState?: ShellState;
       preApproved?: RuleMatch;
       /** Who sent the line: typed (default), or a session's exec that typed it. */
       origin?: CommandOrigin;

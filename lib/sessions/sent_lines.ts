@@ -32,6 +32,9 @@ export interface ShellLine {
   line: string;
   cwd: string;
   path: string;
+  home: string;
+  /** bash's keyword option is on: exec's check, made without it, does not apply. */
+  keyword: boolean;
   aliases: Record<string, string>;
   /** zsh's global and suffix aliases. */
   globalAliases?: Record<string, string>;
@@ -63,8 +66,13 @@ export class SentLineChecks {
   /** Records exec's line when the shell did not check it. */
   #unchecked: (() => void) | undefined;
   /** Exec's allowed line and what its verdict was judged with, until the shell's check takes it. */
-  #judged: { line: string; cwd: string; path: string | undefined; verdict: CommandVerdict } | null =
-    null;
+  #judged: {
+    line: string;
+    cwd: string;
+    path: string | undefined;
+    home: string | undefined;
+    verdict: CommandVerdict;
+  } | null = null;
 
   constructor(guard: Guard) {
     this.#guard = guard;
@@ -99,7 +107,7 @@ export class SentLineChecks {
     }
     if (verdict?.decision === "ask") this.#approved = { line, rule: verdict.rule };
     if (recordedByShell && verdict?.decision === "allow") {
-      this.#judged = { line, cwd, path: env.PATH, verdict };
+      this.#judged = { line, cwd, path: env.PATH, home: env.HOME, verdict };
     }
   }
 
@@ -120,7 +128,7 @@ export class SentLineChecks {
     this.#judged = null;
     if (sent) this.#unchecked = undefined;
     const same = judged !== null && judged.line === shell.line && judged.cwd === shell.cwd &&
-      judged.path === shell.path &&
+      judged.path === shell.path && (judged.home ?? "") === shell.home && !shell.keyword &&
       !judged.verdict.commands.some((command) => namedByAlias(command.words[0], shell)) &&
       expandGlobalAliases(shell.line, aliasesAnywhere(shell) ?? {}) === shell.line;
     return same ? { sent, judged: judged.verdict } : { sent };

@@ -97,11 +97,12 @@ export function guardTypedLines(
     const client = sent.lastClient();
     return guard.checkTypedLine(typed.line, {
       cwd: typed.cwd,
-      // The environment exec's check had (the session's), with the shell's PATH.
-      env: { ...env, PATH: typed.path },
+      // The environment exec's check had (the session's), with the shell's PATH and HOME.
+      env: { ...env, PATH: typed.path, HOME: typed.home },
       aliases: typed.aliases,
       globalAliases: typed.globalAliases,
       suffixAliases: typed.suffixAliases,
+      shellState: { keyword: typed.keyword, homeMoved: typed.home !== (env.HOME ?? "") },
       preApproved,
       origin: exec.sent ? "exec" : "typed",
       ...(exec.judged === undefined ? {} : { judged: exec.judged }),

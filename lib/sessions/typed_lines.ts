@@ -29,6 +29,10 @@ export interface TypedLine {
   suffixAliases: Record<string, string>;
   /** The shell asking (`/usr/bin/bash` or `zsh`), for nested shells. */
   shell: string;
+  /** The shell's HOME at that moment (an earlier line may have set it). */
+  home: string;
+  /** bash's keyword option is on (`set -k`, from `$-`): NAME=VALUE words anywhere are assignments. */
+  keyword: boolean;
 }
 
 /** The answer: run it, or refuse with a message the shell shows. */
@@ -71,7 +75,8 @@ interface CheckRequest {
 }
 
 /**
- * Reads `6973;check;NONCE;SHELL;CWD;PATH;PENDING;LINE;ALIAS...;TOKEN`, or null when
+ * Reads `6973;check;NONCE;SHELL;CWD;PATH;HOME;FLAGS;PENDING;LINE;ALIAS...;TOKEN`
+ * (FLAGS: the shell's `$-`), or null when
  * it is not one. A request cut short (an unescaped terminator in it) loses
  * its last field, the token, so what is left is never taken for a request.
  */
@@ -85,10 +90,12 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
     fields.push(match[1].replace(/\\(.)/g, (_, code: string) => UNESCAPE[code]));
   }
   if (osc.endsWith(";")) fields.push("");
-  if (fields.length < 9 || fields[0] !== String(TYPED_LINE_OSC) || fields[1] !== "check") {
+  if (fields.length < 11 || fields[0] !== String(TYPED_LINE_OSC) || fields[1] !== "check") {
     return null;
   }
-  const [, , nonce, shell, cwd, path, pending, last, ...rest] = fields;
+  const [, , nonce, shell, cwd, path, home, flags, pending, last, ...rest] = fields;
+  // zsh's `k` is interactive_comments (the hook sets it); bash's is the keyword option.
+  const keyword = !/(^|\/)zsh$/.test(shell) && flags.includes("k");
   const line = pending + last;
   const token = rest.pop() ?? "";
   if (!HEX.test(nonce) || !HEX.test(token)) return null;
@@ -107,7 +114,7 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
     if (equals > 0) kind[alias.slice(0, equals)] = alias.slice(equals + 1);
   }
   return {
-    typed: { line, cwd, path, aliases, globalAliases, suffixAliases, shell },
+    typed: { line, cwd, path, aliases, globalAliases, suffixAliases, shell, home, keyword },
     pending,
     nonce,
     token,

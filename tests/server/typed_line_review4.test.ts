@@ -5,13 +5,14 @@
  * shell read it as complete; options and variables a line set broke zsh's
  * check open; history expanded twice; keys and traps ran or skipped around
  * the check. Each case sets up, attacks, and the marker file the refused
- * `touch` would make must not exist.
+ * `touch` would make must not exist. Also state an earlier line (or the
+ * user's start-up file) left in the shell: HOME moved, bash's keyword option.
  * @module
  */
 
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { describe, itWhen } from "../harness.ts";
 import { BINARY_CURRENT, inWorld } from "./_kit.ts";
@@ -28,6 +29,8 @@ interface Case {
   shell: "bash" | "zsh";
   /** Files written in the home directory before the session starts (name to text). */
   files?: Record<string, string>;
+  /** Symbolic links made there before the session starts (name to target). */
+  links?: Record<string, string>;
   /** Run with `exec` first (allowed lines that set things up). */
   setup?: string[];
   /** `%M%` in a step is the marker's path. */
@@ -158,6 +161,26 @@ const CASES: Case[] = [
     files: { ".zshrc": "rw() { zle -A .accept-line accept-line; }\n" },
     steps: [{ keys: "precmd_functions=()\r" }, { keys: "rw\r" }, { keys: "touch %M%\r" }],
   },
+  // State an earlier line left in the shell: the hook sends HOME and bash's option letters.
+  {
+    name: "HOME moved by an earlier line, then a shell that reads its start-up files",
+    shell: "bash",
+    files: { "elsewhere/.bashrc": "touch %M%\n" },
+    steps: [{ line: "HOME=$PWD/elsewhere" }, { line: "/bin/bash -ic true" }],
+  },
+  {
+    name: "HOME moved by an earlier line, then a shell that reads its start-up files",
+    shell: "zsh",
+    files: { "elsewhere/.zshenv": "touch %M%\n" },
+    steps: [{ line: "HOME=$PWD/elsewhere" }, { line: "/usr/bin/zsh -c true" }],
+  },
+  {
+    name: "the keyword option on (from ~/.bashrc): ls PATH=DIR finds ls in DIR",
+    shell: "bash",
+    files: { ".bashrc": "set -k\n" },
+    links: { "elsewhere/ls": "/usr/bin/touch" },
+    steps: [{ line: "ls PATH=$PWD/elsewhere %M%" }],
+  },
 ];
 
 describe("session server: a fourth review of the typed-line check", () => {
@@ -170,7 +193,12 @@ describe("session server: a fourth review of the typed-line check", () => {
           world.configure(DENY_TOUCH);
           const marker = join(world.dir, "m");
           for (const [name, text] of Object.entries(c.files ?? {})) {
-            writeFileSync(join(world.dir, name), text);
+            mkdirSync(dirname(join(world.dir, name)), { recursive: true });
+            writeFileSync(join(world.dir, name), text.replaceAll("%M%", marker));
+          }
+          for (const [name, target] of Object.entries(c.links ?? {})) {
+            mkdirSync(dirname(join(world.dir, name)), { recursive: true });
+            symlinkSync(target, join(world.dir, name));
           }
           await world.ok(["new", "s", "--", c.shell]);
           for (const line of c.setup ?? []) {
@@ -251,6 +279,28 @@ describe("session server: $PWD set by a line", () => {
           const screen = await world.ok(["screen", "s", "--logical"]);
           assert.equal(existsSync(marker), false, screen);
           assert.match(screen, /Denied by policy/);
+        }),
+    );
+  }
+});
+
+describe("session server: options the user's ~/.bashrc sets", () => {
+  // Under `set -k` the hooks' own `local x=$?` became environments: every line, `echo hi`
+  // included, failed with "return: : numeric argument required". Under `set -e` the check's
+  // "run it" status (40) ended the shell. Both run the hooks with those options off now.
+  for (const option of ["set -k", "set -e"]) {
+    itWhen(
+      true,
+      `bash: "${option}" in ~/.bashrc leaves lines working`,
+      () =>
+        inWorld(BUILD, async (world) => {
+          world.configure(DENY_TOUCH);
+          writeFileSync(join(world.dir, ".bashrc"), `${option}\n`);
+          await world.ok(["new", "s", "--", "bash"]);
+          assert.equal(await world.ok(["exec", "s", "echo hi there"]), "hi there\n");
+          assert.equal(await world.ok(["exec", "s", "echo again"]), "again\n");
+          // The shell's own options stay as the user set them.
+          assert.match(await world.ok(["exec", "s", "echo $-"]), option === "set -k" ? /k/ : /e/);
         }),
     );
   }

@@ -19,6 +19,8 @@ function typed(shell: "bash" | "zsh", line: string): TypedLine {
     globalAliases: {},
     suffixAliases: {},
     shell,
+    home: "/root",
+    keyword: false,
   };
 }
 

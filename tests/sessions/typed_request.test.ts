@@ -1,6 +1,6 @@
 /**
  * The shell's typed-line request as termbridge reads it: fields escaped by
- * the hook, aliases (plain, global and suffix ones), and requests cut short never taken
+ * the hook, HOME and bash's keyword option from `$-`, aliases (plain, global and suffix ones), and requests cut short never taken
  * for one (their last field, the token, is missing).
  * @module
  */
@@ -15,7 +15,7 @@ const TOKEN = "fedcba9876543210";
 describe("sessions: the typed-line request", () => {
   it("reads the fields, unescaping what the hook escaped", () => {
     const request = parseCheckRequest(
-      `6973;check;${NONCE};/bin/bash;/tmp/a\\:b;/usr/bin;;echo "x\\:y" \\\\ \\n\\e\\s;ll=ls -l;=G=| grep x;==txt=vim;${TOKEN}`,
+      `6973;check;${NONCE};/bin/bash;/tmp/a\\:b;/usr/bin;/home/u;himBHks;;echo "x\\:y" \\\\ \\n\\e\\s;ll=ls -l;=G=| grep x;==txt=vim;${TOKEN}`,
     );
     assert.deepEqual(request, {
       pending: "",
@@ -25,6 +25,8 @@ describe("sessions: the typed-line request", () => {
         shell: "/bin/bash",
         cwd: "/tmp/a;b",
         path: "/usr/bin",
+        home: "/home/u",
+        keyword: true,
         line: 'echo "x;y" \\ \n\x1b\x9c',
         aliases: { ll: "ls -l" },
         globalAliases: { G: "| grep x" },
@@ -34,11 +36,16 @@ describe("sessions: the typed-line request", () => {
   });
 
   it("reads empty fields and no aliases", () => {
-    const request = parseCheckRequest(`6973;check;${NONCE};zsh;/;;for i in 1\\n;do echo;${TOKEN}`);
+    const request = parseCheckRequest(
+      `6973;check;${NONCE};zsh;/;;/root;569JNXZghiklms;for i in 1\\n;do echo;${TOKEN}`,
+    );
     assert.deepEqual(request?.typed, {
       shell: "zsh",
       cwd: "/",
       path: "",
+      home: "/root",
+      // zsh's `k` is interactive_comments, not bash's keyword option.
+      keyword: false,
       line: "for i in 1\ndo echo",
       aliases: {},
       globalAliases: {},
@@ -47,15 +54,15 @@ describe("sessions: the typed-line request", () => {
   });
 
   it("is null for a request cut short, a stray backslash or a bad nonce or token", () => {
-    const whole = `6973;check;${NONCE};bash;/;/usr/bin;;touch m;ll=ls;${TOKEN}`;
+    const whole = `6973;check;${NONCE};bash;/;/usr/bin;/root;hB;;touch m;ll=ls;${TOKEN}`;
     for (
       const osc of [
         whole.slice(0, whole.lastIndexOf(";")), // cut before the token: the alias is not one
-        `6973;check;${NONCE};bash;/;/usr/bin;;tou`,
-        `6973;check;${NONCE};bash;/;/usr/bin;;touch \\q m;${TOKEN}`,
-        `6973;check;XYZ;bash;/;/usr/bin;;touch m;${TOKEN}`,
-        `6973;check;${NONCE};bash;/;/usr/bin;;touch m;not-hex`,
-        `6973;other;${NONCE};bash;/;/usr/bin;;touch m;${TOKEN}`,
+        `6973;check;${NONCE};bash;/;/usr/bin;/root;hB;;tou`,
+        `6973;check;${NONCE};bash;/;/usr/bin;/root;hB;;touch \\q m;${TOKEN}`,
+        `6973;check;XYZ;bash;/;/usr/bin;/root;hB;;touch m;${TOKEN}`,
+        `6973;check;${NONCE};bash;/;/usr/bin;/root;hB;;touch m;not-hex`,
+        `6973;other;${NONCE};bash;/;/usr/bin;/root;hB;;touch m;${TOKEN}`,
       ]
     ) {
       assert.equal(parseCheckRequest(osc), null, osc);
