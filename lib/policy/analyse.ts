@@ -479,6 +479,13 @@ class Analyser {
     if (word === "enable" && words.some((w) => /^-[a-z]*f/.test(w.text))) {
       this.unknown('"enable -f" loads a builtin from a file', via);
     }
+    if (
+      (word === "enable" && words.some((w) => w.dynamic || /^-[a-z]*n/.test(w.text))) ||
+      (word === "disable" && words.length > 1)
+    ) {
+      // `enable -n cd; cd m` runs a file named cd from PATH (zsh: `disable cd`).
+      this.unknown(`"${word}" turns shell builtins off, so their names may run files`, via);
+    }
     const change = lookupChange(words);
     if (change !== null) this.unknown(change, via);
     if (this.context.shellState?.keyword && words.slice(1).some((w) => ASSIGNMENT.test(w.text))) {

@@ -3,7 +3,8 @@
  * in another directory (`env -C`, `sudo -D`, `unshare -w`, `nsenter --wd`, a
  * login shell), under another root (`chroot`, `unshare --root`, `nsenter
  * --root`), with another PATH (`sudo PATH=DIR`), or in a bash reading
- * `NAME=VALUE` anywhere as assignments (`bash -k`, `-o keyword`, SHELLOPTS).
+ * `NAME=VALUE` anywhere as assignments (`bash -k`, `-o keyword`, SHELLOPTS),
+ * or with a builtin turned off so that its name runs a file (`enable -n cd`).
  * Each was a way to run a denied program under an allowed name (reproduced
  * through the binary: `env -C ev ./ls2 m` ran ev/ls2, a link to touch, while
  * ./ls2 in the line's directory was judged). Each must be asked about or
@@ -67,6 +68,11 @@ const ASKED: [string, string, RegExp][] = [
   ["export SHELLOPTS", "export SHELLOPTS=keyword", /SHELLOPTS/],
   ["BASHOPTS", "BASHOPTS=expand_aliases bash -c 'ls x'", /BASHOPTS/],
   ["sudo SHELLOPTS=", "sudo SHELLOPTS=keyword bash -c 'ls x'", /SHELLOPTS/],
+  // A file named like a builtin runs once the builtin is off (reproduced: cd, a link to touch).
+  ["enable -n", "enable -n cd; cd m", /turns shell builtins off/],
+  ["enable -n with more", "enable -ns kill; kill m", /turns shell builtins off/],
+  ["enable built at run time", 'enable "$o" cd; cd m', /turns shell builtins off/],
+  ["zsh's disable", "disable cd; cd m", /turns shell builtins off/],
 ];
 
 describeAsked(
@@ -104,4 +110,7 @@ describeAllowed("policy: the same wrappers used plainly stay allowed", policy, C
   "unshare -r ls",
   "nsenter -t 1 -m ls",
   "su -c ls",
+  "enable -a",
+  "enable -p",
+  "disable",
 ]);
