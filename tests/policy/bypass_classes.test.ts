@@ -10,6 +10,7 @@
  */
 
 import { describe, test } from "node:test";
+import { describeAllowed, describeAsked, describeDenied, describeUnderRule } from "./_verdicts.ts";
 import assert from "node:assert/strict";
 import { createPolicy, DEFAULT_POLICY_RULES } from "../../lib/policy/mod.ts";
 import type { Decision } from "../../lib/policy/mod.ts";
@@ -68,15 +69,12 @@ const DENIED: [string, string][] = [
   ["arithmetic inside bash -c", `bash -c "x='a[\$(touch m)]'; echo \$((x))"`],
 ];
 
-describe("policy: programs reached another way are denied", () => {
-  for (const [name, line] of DENIED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "deny", `${verdict.decision}: ${verdict.reason}`);
-      assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
-    });
-  }
-});
+describeDenied(
+  "policy: programs reached another way are denied",
+  policy,
+  CONTEXT,
+  DENIED.map(([name, line]) => [name, line, "touch"]),
+);
 
 /** Lines whose program cannot be known, or names a denied one in its arguments: asked about. */
 const ASKED: [string, string, RegExp][] = [
@@ -96,15 +94,12 @@ const ASKED: [string, string, RegExp][] = [
   ["an exported function built at run time", 'env BASH_FUNC_f%%="$X" bash -c f', /run time/],
 ];
 
-describe("policy: what cannot be known or names a denied program is asked about", () => {
-  for (const [name, line, reason] of ASKED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
-      assert.match(verdict.reason, reason);
-    });
-  }
-});
+describeAsked(
+  "policy: what cannot be known or names a denied program is asked about",
+  policy,
+  CONTEXT,
+  ASKED,
+);
 
 /** Honest lines: none of the checks above may catch them. */
 const ALLOWED = [
@@ -124,13 +119,9 @@ const ALLOWED = [
   "git log --format='%H [$(x)]'",
 ];
 
-describe("policy: honest lines stay allowed", () => {
-  for (const line of ALLOWED) {
-    test(JSON.stringify(line), async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "allow", verdict.reason);
-    });
-  }
+describeAllowed("policy: honest lines stay allowed", policy, CONTEXT, ALLOWED);
+
+describe("policy: honest lines stay allowed, in context", () => {
   test("the environment's exported functions are checked, and harmless ones pass", async () => {
     const env = { ...CONTEXT.env, "BASH_FUNC_ls%%": '() { touch "$@"; }' };
     const bad = await policy().checkLine("ls m", { ...CONTEXT, env });
@@ -187,11 +178,4 @@ const OPTION_SETS: [string, string, Decision][] = [
   ["rm -?f", "rm -rf x", "deny"],
 ];
 
-describe("policy: options in user rules match as sets", () => {
-  for (const [rule, line, decision] of OPTION_SETS) {
-    test(`deny ${JSON.stringify(rule)}: ${JSON.stringify(line)} is ${decision}`, async () => {
-      const verdict = await createPolicy({ deny: [rule] }).checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, decision, verdict.reason);
-    });
-  }
-});
+describeUnderRule("policy: options in user rules match as sets", CONTEXT, OPTION_SETS);

@@ -8,6 +8,7 @@
  */
 
 import { after, before, describe, test } from "node:test";
+import { describeAllowed, describeAsked, describeUnderRule } from "./_verdicts.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,15 +43,12 @@ const SPELLED: [string, string][] = [
   ["an attached option value, a glob", "start-stop-daemon -S -x/usr/bin/tou?h -- m"],
 ];
 
-describe("policy: a denied program spelled by a glob or an expansion is asked about", () => {
-  for (const [name, line] of SPELLED) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
-      assert.deepEqual(verdict.rule, { list: "deny", pattern: "touch" });
-    });
-  }
-});
+describeAsked(
+  "policy: a denied program spelled by a glob or an expansion is asked about",
+  policy,
+  CONTEXT,
+  SPELLED.map(([name, line]) => [name, line, "touch"]),
+);
 
 /** Globs and expansions that cannot spell the denied program. */
 const HONEST = [
@@ -83,14 +81,12 @@ describe("policy: a bare glob in the program's own directory is asked about", ()
   });
 });
 
-describe("policy: globs and expansions that spell no denied program stay allowed", () => {
-  for (const line of HONEST) {
-    test(JSON.stringify(line), async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "allow", verdict.reason);
-    });
-  }
-});
+describeAllowed(
+  "policy: globs and expansions that spell no denied program stay allowed",
+  policy,
+  CONTEXT,
+  HONEST,
+);
 
 /** Long options abbreviated as GNU getopt_long reads them: [rule, line, decision]. */
 const ABBREVIATED: [string, string, Decision][] = [
@@ -106,13 +102,9 @@ const ABBREVIATED: [string, string, Decision][] = [
   ["curl --output=x", "curl --out=y http://h", "allow"],
 ];
 
-describe("policy: abbreviated long options match the option rules", () => {
-  for (const [rule, line, decision] of ABBREVIATED) {
-    test(`deny ${JSON.stringify(rule)}: ${JSON.stringify(line)} is ${decision}`, async () => {
-      const verdict = await createPolicy({ deny: [rule] }).checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, decision, verdict.reason);
-    });
-  }
+describeUnderRule("policy: abbreviated long options match the option rules", CONTEXT, ABBREVIATED);
+
+describe("policy: abbreviated long options, the shipped rules", () => {
   test("the shipped rules ask about rm --recur --forc /", async () => {
     const verdict = await createPolicy(DEFAULT_POLICY_RULES).checkLine(
       "rm --recur --forc /",
@@ -157,15 +149,11 @@ const LOOKUP: [string, string, RegExp][] = [
   ["a value arithmetic evaluates", "x='PATH=0'; echo $((x)); ls m", /arithmetic may assign PATH/],
 ];
 
-describe("policy: what changes which file a name runs is unknown", () => {
-  for (const [name, line, reason] of LOOKUP) {
-    test(`${name}: ${JSON.stringify(line)}`, async () => {
-      const verdict = await policy().checkLine(line, CONTEXT);
-      assert.equal(verdict.decision, "ask", `${verdict.decision}: ${verdict.reason}`);
-      assert.equal(verdict.rule.list, "unknown", verdict.reason);
-      assert.match(verdict.reason, reason);
-    });
-  }
+describeAsked("policy: what changes which file a name runs is unknown", policy, CONTEXT, LOOKUP, {
+  unknown: true,
+});
+
+describe("policy: what changes which file a name runs, honest lines", () => {
   for (
     const line of [
       "export PATH",
