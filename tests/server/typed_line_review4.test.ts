@@ -12,34 +12,12 @@
 
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, itWhen } from "../harness.ts";
-import { BINARY_CURRENT, inWorld } from "./_kit.ts";
+import { inWorld } from "./_kit.ts";
+import { type Attack, BUILD, DENY_TOUCH, describeAttacks, HAS_ZSH } from "./_attacks.ts";
 
-const BUILD = BINARY_CURRENT ? "binary" : "source";
-const DENY_TOUCH = '{ "policy": { "deny": ["touch"] } }';
-const HAS_ZSH = spawnSync("zsh", ["-c", "true"]).status === 0;
-
-/** A step: a line typed and Enter (then the prompt), or raw keys typed as they are. */
-type Step = { line: string } | { keys: string };
-
-interface Case {
-  name: string;
-  shell: "bash" | "zsh";
-  /** Files written in the home directory before the session starts (name to text). */
-  files?: Record<string, string>;
-  /** Symbolic links made there before the session starts (name to target). */
-  links?: Record<string, string>;
-  /** Run with `exec` first (allowed lines that set things up). */
-  setup?: string[];
-  /** `%M%` in a step is the marker's path. */
-  steps: Step[];
-  /** What the screen must say as well. */
-  says?: RegExp;
-}
-
-const CASES: Case[] = [
+const CASES: Attack[] = [
   {
     name: "an alias opening a quote, named again as an argument (checker: unfinished)",
     shell: "bash",
@@ -183,45 +161,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe("session server: a fourth review of the typed-line check", () => {
-  for (const c of CASES) {
-    itWhen(
-      c.shell === "bash" || HAS_ZSH,
-      `${c.shell}: ${c.name}`,
-      () =>
-        inWorld(BUILD, async (world) => {
-          world.configure(DENY_TOUCH);
-          const marker = join(world.dir, "m");
-          for (const [name, text] of Object.entries(c.files ?? {})) {
-            mkdirSync(dirname(join(world.dir, name)), { recursive: true });
-            writeFileSync(join(world.dir, name), text.replaceAll("%M%", marker));
-          }
-          for (const [name, target] of Object.entries(c.links ?? {})) {
-            mkdirSync(dirname(join(world.dir, name)), { recursive: true });
-            symlinkSync(target, join(world.dir, name));
-          }
-          await world.ok(["new", "s", "--", c.shell]);
-          for (const line of c.setup ?? []) {
-            await world.ok(["exec", "s", line.replaceAll("%M%", marker)]);
-          }
-          for (const step of c.steps) {
-            if ("keys" in step) {
-              await world.ok(["type", "s", "--", step.keys.replaceAll("%M%", marker)]);
-              await new Promise((resolve) => setTimeout(resolve, 300));
-              continue;
-            }
-            await world.ok(["type", "s", "--", step.line.replaceAll("%M%", marker)]);
-            await world.ok(["key", "s", "Enter"]);
-            await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
-          }
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          const screen = await world.ok(["screen", "s", "--logical"]);
-          assert.equal(existsSync(marker), false, screen);
-          if (c.says !== undefined) assert.match(screen, c.says);
-        }),
-    );
-  }
-});
+describeAttacks("session server: a fourth review of the typed-line check", CASES);
 
 describe("session server: bash's accept key, printed by a line", () => {
   // The macro's second key is in a shell variable (the check rebinds it), which `set` prints:

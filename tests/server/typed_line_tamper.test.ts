@@ -8,32 +8,9 @@
  * @module
  */
 
-import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { spawnSync } from "node:child_process";
-import { describe, itWhen } from "../harness.ts";
-import { BINARY_CURRENT, inWorld } from "./_kit.ts";
+import { type Attack, describeAttacks } from "./_attacks.ts";
 
-const BUILD = BINARY_CURRENT ? "binary" : "source";
-const DENY_TOUCH = '{ "policy": { "deny": ["touch"] } }';
-const HAS_ZSH = spawnSync("zsh", ["-c", "true"]).status === 0;
-
-/** A step: a line typed and Enter (then the prompt), or raw keys typed as they are. */
-type Step = { line: string } | { keys: string };
-
-interface Case {
-  name: string;
-  shell: "bash" | "zsh";
-  /** Run with `exec` first (allowed lines that set things up). */
-  setup?: string[];
-  /** `%M%` in a step is the marker's path. */
-  steps: Step[];
-  /** What the screen must say as well. */
-  says?: RegExp;
-}
-
-const CASES: Case[] = [
+const CASES: Attack[] = [
   {
     name: "a hook variable made read-only through a name built at run time",
     shell: "bash",
@@ -134,34 +111,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe("session server: lines and keys that would get a refused line past the check", () => {
-  for (const c of CASES) {
-    itWhen(
-      c.shell === "bash" || HAS_ZSH,
-      `${c.shell}: ${c.name}`,
-      () =>
-        inWorld(BUILD, async (world) => {
-          world.configure(DENY_TOUCH);
-          const marker = join(world.dir, "m");
-          await world.ok(["new", "s", "--", c.shell]);
-          for (const line of c.setup ?? []) {
-            await world.ok(["exec", "s", line.replaceAll("%M%", marker)]);
-          }
-          for (const step of c.steps) {
-            if ("keys" in step) {
-              await world.ok(["type", "s", "--", step.keys.replaceAll("%M%", marker)]);
-              await new Promise((resolve) => setTimeout(resolve, 300));
-              continue;
-            }
-            await world.ok(["type", "s", "--", step.line.replaceAll("%M%", marker)]);
-            await world.ok(["key", "s", "Enter"]);
-            await world.ok(["wait", "s", "prompt", "--timeout", "10"]);
-          }
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          const screen = await world.ok(["screen", "s", "--logical"]);
-          assert.equal(existsSync(marker), false, screen);
-          if (c.says !== undefined) assert.match(screen, c.says);
-        }),
-    );
-  }
-});
+describeAttacks(
+  "session server: lines and keys that would get a refused line past the check",
+  CASES,
+);
