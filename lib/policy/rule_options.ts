@@ -7,6 +7,8 @@
  * @module
  */
 
+import { readValued } from "./option_values.ts";
+
 /** One option a rule requires. */
 export type OptionPattern =
   /** A short option letter (`-rf` is `r` and `f`). */
@@ -14,7 +16,9 @@ export type OptionPattern =
   /** A long option without a value (`--force`). */
   | { kind: "long"; name: string }
   /** An option word matched as written (`--output=x`, `-?f`, `-name` of find). */
-  | { kind: "word"; regex: RegExp };
+  | { kind: "word"; regex: RegExp }
+  /** An option with its value (`git -C DIR`, `kubectl -n prod`; see option_values.ts). */
+  | { kind: "valued"; names: string[]; value: RegExp };
 
 /** Programs whose single-dash options are whole words (`find -delete`), not letters. */
 const WORD_OPTIONS = new Set([
@@ -59,6 +63,8 @@ export interface CommandOptions {
   longs: Set<string>;
   /** The option words as written. */
   words: string[];
+  /** The values of the options that take one (option_values.ts), by their first name. */
+  values: Map<string, string[]>;
 }
 
 /** Whether `text` is an option word (not `-`, `--`, or a negative number operand). */
@@ -111,16 +117,25 @@ function literal(text: string): RegExp {
   return new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "s");
 }
 
-/** Collects a command's options from its option words. */
-export function commandOptions(words: string[], program: string): CommandOptions {
-  const options: CommandOptions = { letters: new Set(), longs: new Set(), words };
+/** Collects a command's options from its option words (and the values read with them). */
+export function commandOptions(
+  words: string[],
+  program: string,
+  values: Map<string, string[]> = new Map(),
+): CommandOptions {
+  const options: CommandOptions = { letters: new Set(), longs: new Set(), words, values };
   const clusters = !WORD_OPTIONS.has(program);
   for (const text of words) {
     if (text.startsWith("--")) {
       const eq = text.indexOf("=");
       options.longs.add(eq < 0 ? text.slice(2) : text.slice(2, eq));
     } else if (clusters) {
-      for (const letter of text.slice(1)) options.letters.add(letter);
+      // Letters up to one that takes a value: the rest of the word is that value.
+      const valued = readValued(program, text);
+      const letters = valued === undefined
+        ? text.slice(1)
+        : text.slice(1, 2 + valued.letters.length);
+      for (const letter of letters) options.letters.add(letter);
     }
   }
   return options;
@@ -133,6 +148,9 @@ export function hasOption(
   program: string,
 ): boolean {
   if (pattern.kind === "word") return options.words.some((w) => pattern.regex.test(w));
+  if (pattern.kind === "valued") {
+    return (options.values.get(pattern.names[0]) ?? []).some((value) => pattern.value.test(value));
+  }
   const own = pattern.kind === "short" ? pattern.letter : pattern.name;
   const group = SAME[program]?.find((names) => names.includes(own)) ?? [own];
   return group.some((name) =>

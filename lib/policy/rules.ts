@@ -11,6 +11,7 @@ import { PolicyError } from "./errors.ts";
 import { splitRuleWords } from "./words.ts";
 import type { Word } from "./words.ts";
 import { basename } from "node:path";
+import { readValued } from "./option_values.ts";
 import {
   type CommandOptions,
   commandOptions,
@@ -95,13 +96,24 @@ export function compileRule(list: CompiledRule["list"], pattern: string): Compil
   const operands: WordPattern[] = [];
   const options: OptionPattern[] = [];
   let ended = false;
-  for (const word of words.slice(1)) {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i];
+    const valued = ended || word.tilde ? undefined : readValued(program, word.text);
     if (word.text === "--") ended = true;
-    else if (!ended && !word.tilde && isOptionWord(word.text)) {
+    else if (valued !== undefined) {
+      // `git -C DIR push`: the option, with its value (the next word when not attached).
+      options.push(...[...valued.letters].map((letter) => ({ kind: "short" as const, letter })));
+      const value = valued.value === undefined ? words[++i]?.regex : literalRegex(valued.value);
+      if (value !== undefined) options.push({ kind: "valued", names: valued.names, value });
+    } else if (!ended && !word.tilde && isOptionWord(word.text)) {
       options.push(...optionPattern(word.text, word.exact === null ? word.regex : null, program));
     } else operands.push(word);
   }
   return { list, pattern, words, operands, options, program };
+}
+
+function literalRegex(text: string): RegExp {
+  return new RegExp(`^${escapeRegex(text)}$`, "s");
 }
 
 function escapeRegex(text: string): string {
@@ -135,7 +147,7 @@ export function matchRule(
   const first = rule.words[0];
   const candidates = first.path ? program.paths : program.names;
   if (!candidates.some((name) => matchWord(first, name, options.home))) return "no";
-  const split = splitWords(words);
+  const split = splitWords(words, rule.program);
   const operands = split.operands;
   let result: Match = "yes";
   // Operands first: they rule most rules out at once.
@@ -169,7 +181,7 @@ function optionsOf(split: SplitWords, program: string): CommandOptions {
   split.options ??= new Map();
   let held = split.options.get(program);
   if (held === undefined) {
-    held = commandOptions(split.optionWords, program);
+    held = commandOptions(split.optionWords, program, split.values);
     split.options.set(program, held);
   }
   return held;
@@ -182,29 +194,49 @@ interface SplitWords {
   optionWords: string[];
   /** A word known only at run time before `--` could be an option. */
   unknownOption: boolean;
+  /** The values of options that take one (option_values.ts), by the option's first name. */
+  values: Map<string, string[]>;
   /** The options read, by the program whose reading was used. */
   options?: Map<string, CommandOptions>;
 }
 
-const splits = new WeakMap<Word[], SplitWords>();
+/** Splits by command (its words) and by the program whose options are read. */
+const splits = new WeakMap<Word[], Map<string, SplitWords>>();
 
-function splitWords(words: Word[]): SplitWords {
-  const known = splits.get(words);
+function splitWords(words: Word[], program: string): SplitWords {
+  let byProgram = splits.get(words);
+  if (byProgram === undefined) splits.set(words, byProgram = new Map());
+  const known = byProgram.get(program);
   if (known !== undefined) return known;
-  const split: SplitWords = { operands: [], optionWords: [], unknownOption: false };
+  const split: SplitWords = {
+    operands: [],
+    optionWords: [],
+    unknownOption: false,
+    values: new Map(),
+  };
   let ended = false;
   for (let i = 1; i < words.length; i++) {
     const word = words[i];
+    const valued = ended || word.dynamic ? undefined : readValued(program, word.text);
     if (!ended && !word.dynamic && word.text === "--") ended = true;
-    else if (!ended && !word.dynamic && isOptionWord(word.text)) split.optionWords.push(word.text);
-    else {
+    else if (valued !== undefined) {
+      // `git -C DIR push`: DIR is the option's value, not an operand.
+      split.optionWords.push(word.text);
+      const value = valued.value ?? words[++i]?.text;
+      if (value !== undefined) {
+        const key = valued.names[0];
+        split.values.set(key, [...(split.values.get(key) ?? []), value]);
+      }
+    } else if (!ended && !word.dynamic && isOptionWord(word.text)) {
+      split.optionWords.push(word.text);
+    } else {
       if (!ended && word.dynamic && !(word.glob && !word.text.startsWith("-"))) {
         split.unknownOption = true;
       }
       split.operands.push(word);
     }
   }
-  splits.set(words, split);
+  byProgram.set(program, split);
   return split;
 }
 
