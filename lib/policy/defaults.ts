@@ -31,8 +31,36 @@ function recursiveRemovals(target: string): string[] {
   ]);
 }
 
-/** `dd` with `of=/dev/...` among its first four operands. */
-const DD = ["dd of=/dev/*", "dd * of=/dev/*", "dd * * of=/dev/*", "dd * * * of=/dev/*"];
+/** Devices that hold a machine's data or memory (not /dev/null, /dev/stdout or a terminal). */
+const DEVICES = [
+  "sd*",
+  "hd*",
+  "vd*",
+  "xvd*",
+  "nvme*",
+  "mmcblk*",
+  "md*",
+  "dm-*",
+  "mapper/*",
+  "disk/*",
+  "block/*",
+  "loop*",
+  "nbd*",
+  "rbd*",
+  "zd*",
+  "bcache*",
+  "mtd*",
+  "sr*",
+  "root",
+  "mem",
+  "kmem",
+  "port",
+];
+
+/** `dd` with `of=` one of those devices among its first four operands. */
+const DD = DEVICES.flatMap((device) =>
+  ["", "* ", "* * ", "* * * "].map((before) => `dd ${before}of=/dev/${device}`)
+);
 
 /** The shipped default: asks before what destroys a machine or shared history; allows the rest. */
 export const DEFAULT_POLICY_RULES: Readonly<PolicyRules> = Object.freeze({

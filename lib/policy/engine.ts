@@ -10,6 +10,7 @@ import { PolicyError } from "./errors.ts";
 import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analyse.ts";
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
+import { onlyReads } from "./read_only.ts";
 import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
 import {
   decided,
@@ -194,6 +195,7 @@ function judgeCommand(found: Analysed, judge: Judge): Judged {
     reason: `${shown} matches no rule: the default is ${judge.fallback}`,
   };
   if (fallback.decision !== "allow" || judge.named.size === 0) return fallback;
+  if (onlyReads(found.program.names, found.words)) return fallback;
   return namedInArguments(found, judge, shown) ?? fallback;
 }
 

@@ -344,6 +344,10 @@ describe("policy: the shipped default", () => {
     ["mkfs.ext4 /dev/sdb1", "ask"],
     ["mkfs -t ext4 /dev/sdb1", "ask"],
     ["dd if=/dev/zero of=/dev/sda bs=1M", "ask"],
+    ["dd if=img of=/dev/nvme0n1 bs=4M status=progress", "ask"],
+    ["dd if=x of=/dev/mapper/vg-root", "ask"],
+    ["dd if=/dev/zero of=/dev/null bs=1M count=100", "allow"],
+    ["dd if=/dev/urandom bs=16 count=1 of=/dev/stdout", "allow"],
     ["shutdown -h now", "ask"],
     ["reboot", "ask"],
     [":(){ :|:& };:", "ask"],
@@ -356,6 +360,8 @@ describe("policy: the shipped default", () => {
     ["rm -rf ./node_modules /tmp/x", "allow"],
     ["git push origin main", "allow"],
     ["dd if=/dev/zero of=./disk.img", "allow"],
+    // A program a user's rule names, among the arguments of one that only reads them.
+    ["grep -rn reboot src/", "allow"],
     ["npm test && git status | head", "allow"],
     ["chmod 755 script.sh", "allow"],
     // Lines the engine cannot read are asked about only when the user restricts something.
