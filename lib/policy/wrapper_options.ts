@@ -133,3 +133,46 @@ export function permutedOptions(
   }
   return { seen, operands };
 }
+
+/**
+ * Where an option stands among a wrapper's options (`env -iS STRING`): the
+ * index of its word, where in that word its letter is (0 for a long option),
+ * and the index after its value; null when it is not given before the first
+ * operand.
+ */
+export function findOption(
+  words: Word[],
+  start: number,
+  spec: OptionSpec,
+  option: { short: string; long: string },
+): { at: number; letter: number; next: number } | null {
+  let i = start;
+  while (i < words.length) {
+    const { text, dynamic } = words[i];
+    if (text === "--" || !text.startsWith("-") || text === "-" || dynamic) return null;
+    if (text.startsWith("--")) {
+      const eq = text.indexOf("=");
+      const name = valueOption(eq < 0 ? text.slice(2) : text.slice(2, eq), spec);
+      const next = name === undefined || eq >= 0 ? i + 1 : i + 2;
+      if (name === option.long) return { at: i, letter: 0, next };
+      i = next;
+      continue;
+    }
+    if (spec.numeric && /^-\d+$/.test(text)) {
+      i++;
+      continue;
+    }
+    let next = i + 1;
+    for (let j = 1; j < text.length; j++) {
+      const takes = spec.values?.includes(text[j]) ?? false;
+      const after = takes && j === text.length - 1 ? i + 2 : i + 1;
+      if (text[j] === option.short) return { at: i, letter: j, next: after };
+      if (takes) {
+        next = after;
+        break;
+      }
+    }
+    i = next;
+  }
+  return null;
+}

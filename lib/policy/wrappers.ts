@@ -8,12 +8,14 @@
 import type { Word } from "./words.ts";
 import {
   argv,
+  findOption,
   type OptionSpec,
   permutedOptions,
   skipAssignments,
   skipOptions,
 } from "./wrapper_options.ts";
-import { isLoader, loader, MORE_WRAPPERS } from "./wrappers_more.ts";
+import { splitEnvString } from "./env_split.ts";
+import { isLoader, loader, MORE_WRAPPERS, optionProgram } from "./wrappers_more.ts";
 import { assignmentsFor, changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
 
 /** What a wrapper runs. */
@@ -52,6 +54,21 @@ function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
     hasLongFlag(seen, "login");
   const place = login ? [movesDirectory(`${name} -l`)] : [];
   const command = seen.get("c") ?? seen.get("command") ?? seen.get("session-command");
+  const shell = seen.get("s") ?? seen.get("shell");
+  if (typeof shell === "string") {
+    // `su -s PROG -c CMD USER ARGS...` runs `PROG -c CMD ARGS...`, whatever PROG is.
+    const given = (text: string) =>
+      words.find((w) => w.text === text) ?? {
+        text,
+        dynamic: words.find((w) => w.text.endsWith(`=${text}`))?.dynamic ?? false,
+      };
+    const program = [
+      given(shell),
+      ...(typeof command === "string" ? [{ text: "-c", dynamic: false }, given(command)] : []),
+      ...operands.filter((w) => w.text !== "-").slice(1),
+    ];
+    return [...place, { kind: "argv", words: program, via: `${name} -s` }];
+  }
   if (typeof command === "string") return [...place, scriptOf(words, command, `${name} -c`)];
   return [...place, { kind: "stdin", via: name }];
 }
@@ -174,27 +191,57 @@ const OPAQUE_RUNNERS: Record<string, string> = {
   tcsh: "tcsh runs commands in its own language, which is not checked",
 };
 
+const ENV_OPTIONS = { values: "uCS", longValues: ["unset", "chdir", "split-string"] };
+
+/**
+ * `env -S STRING ...`: env splits STRING by its own rules (`touch\\_m` is
+ * `touch m`) and reads the words in its place, its own options and
+ * assignments among them (`env -S '-i rm'`), then the words after.
+ */
+function splitString(words: Word[], name: string): Inner[] {
+  const found = findOption(words, 1, ENV_OPTIONS, { short: "S", long: "split-string" });
+  if (found === null) return [];
+  const word = words[found.at];
+  const attached = found.next === found.at + 1;
+  const value = attached ? word : words[found.at + 1];
+  const text = found.letter === 0
+    ? word.text.slice(word.text.indexOf("=") + 1)
+    : attached
+    ? word.text.slice(found.letter + 1)
+    : value.text;
+  if (value.dynamic) {
+    return [{
+      kind: "unknown",
+      reason: `the string given to ${name} -S is only known when the line runs`,
+    }];
+  }
+  const split = splitEnvString(text);
+  if ("unknown" in split) return [{ kind: "unknown", reason: split.unknown }];
+  const before = found.letter > 1
+    ? [{ text: word.text.slice(0, found.letter), dynamic: false }]
+    : [];
+  return [{
+    kind: "argv",
+    words: [
+      words[0],
+      ...words.slice(1, found.at),
+      ...before,
+      ...split.words.map((text) => ({ text, dynamic: false })),
+      ...words.slice(found.next),
+    ],
+    via: `${name} -S`,
+  }];
+}
+
 /** The wrappers, by program name: each says what its words run. */
 const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   env(words, name) {
-    const { index, seen } = skipOptions(words, 1, {
-      values: "uCS",
-      longValues: ["unset", "chdir", "split-string"],
-    });
+    const { index, seen } = skipOptions(words, 1, ENV_OPTIONS);
     const place = seen.has("C") || seen.has("chdir") ? [movesDirectory(`${name} -C`)] : [];
     const split = seen.get("S") ?? seen.get("split-string");
-    const start = skipAssignments(words, index);
-    if (typeof split === "string") {
-      // `env -S 'rm -rf /'`: the string is split into words, then the rest follows;
-      // the string may hold env's own options and assignments (`env -S '-i rm'`).
-      const rest = words.slice(start).map((w) => w.text).join(" ");
-      return [{
-        kind: "script",
-        text: { text: `env ${split} ${rest}`, dynamic: false },
-        via: `${name} -S`,
-      }, ...place];
-    }
+    if (typeof split === "string") return [...splitString(words, name), ...place];
     // `env PATH=DIR ls` finds ls in DIR: which file runs cannot be known from here.
+    const start = skipAssignments(words, index);
     return [
       ...place,
       ...assignmentsFor(words.slice(index, start), name),
@@ -392,12 +439,25 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     return argv(words, index, name);
   },
   pkexec: (words, name) => argv(words, skipOptions(words, 1, { longValues: ["user"] }).index, name),
-  fakeroot: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, { values: "lsi", longValues: ["lib", "faked", "fd-base"] }).index,
-      name,
-    ),
+  fakeroot(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "lfisb",
+      longValues: ["lib", "faked", "fd-base"],
+    });
+    // `-f PROG` runs PROG as the daemon; `-l LIB` loads LIB into the program.
+    const faked = seen.get("f") ?? seen.get("faked");
+    const lib = seen.has("l") || seen.has("lib");
+    return [
+      ...(typeof faked === "string" ? optionProgram(words, faked, `${name} --faked`) : []),
+      ...(lib
+        ? [{
+          kind: "unknown" as const,
+          reason: `${name} --lib loads a library into the program, whose code is not checked`,
+        }]
+        : []),
+      ...argv(words, index, name),
+    ];
+  },
   eatmydata: (words, name) => argv(words, 1, name),
   unbuffer: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),
   firejail: (words, name) => argv(words, skipOptions(words, 1, {}).index, name),

@@ -92,16 +92,19 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
     if (index >= words.length) return [...place, { kind: "stdin", via: name }];
     return [...place, ...argv(words, index, name)];
   },
-  strace: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, {
-        values: "abeEIoOpPsSuUX",
-        longValues: STRACE_VALUES,
-        longFlags: ["summary"],
-      }).index,
-      name,
-    ),
+  strace(words, name) {
+    const { index, seen } = skipOptions(words, 1, {
+      values: "abeEIoOpPsSuUX",
+      longValues: STRACE_VALUES,
+      longFlags: ["summary"],
+    });
+    // `-o '|CMD'` (or `!CMD`) pipes the trace into CMD, run by /bin/sh -c.
+    const output = seen.get("o") ?? seen.get("output");
+    const piped: Inner[] = typeof output === "string"
+      ? valueAsCommand(words, output, `${name} -o`)
+      : [];
+    return [...piped, ...argv(words, index, name)];
+  },
   ltrace: (words, name) =>
     argv(
       words,
@@ -196,8 +199,15 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
     }
     return found;
   },
-  "dbus-run-session": (words, name) =>
-    argv(words, skipOptions(words, 1, { longValues: ["config-file", "dbus-daemon"] }).index, name),
+  "dbus-run-session"(words, name) {
+    const { index, seen } = skipOptions(words, 1, { longValues: ["config-file", "dbus-daemon"] });
+    // `--dbus-daemon=PROG` runs PROG as the bus (with arguments of its own).
+    const daemon = seen.get("dbus-daemon");
+    return [
+      ...(typeof daemon === "string" ? optionProgram(words, daemon, `${name} --dbus-daemon`) : []),
+      ...argv(words, index, name),
+    ];
+  },
   torsocks: (words, name) =>
     argv(
       words,
@@ -218,6 +228,36 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
       name,
     ),
 };
+
+/**
+ * A program an option names (`--dbus-daemon=PROG`, `fakeroot --faked PROG`):
+ * it runs with arguments the wrapper adds, so more may follow when it runs.
+ */
+export function optionProgram(words: Word[], value: string, via: string): Inner[] {
+  const word = words.find((w) => w.text === value || w.text.endsWith(`=${value}`));
+  return [{
+    kind: "argv",
+    words: [{ text: value, dynamic: word?.dynamic ?? false }],
+    via,
+    open: true,
+  }];
+}
+
+/**
+ * strace's output file: `|CMD` or `!CMD` is a command run by /bin/sh -c;
+ * one known only at run time may be.
+ */
+function valueAsCommand(words: Word[], value: string, via: string): Inner[] {
+  const word = words.find((w) => w.text === value || w.text.endsWith(value));
+  if (word?.dynamic === true && /^[$`"'|!]/.test(value)) {
+    return [{
+      kind: "unknown",
+      reason: `${via} is given a value known only when the line runs, which may be a command`,
+    }];
+  }
+  if (!/^[|!]/.test(value)) return [];
+  return [{ kind: "script", text: { text: value.slice(1), dynamic: word?.dynamic ?? false }, via }];
+}
 
 /** A command line made of words a builtin joins with spaces and evaluates (`sched`, `zpty`). */
 function joined(rest: Word[], via: string): Inner[] {
