@@ -14,7 +14,9 @@ import { lineValues } from "./line_values.ts";
 import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import { isBuiltin, programNames } from "./resolve.ts";
+import { onlyReads } from "./read_only.ts";
 import { scriptPlace } from "./script_files.ts";
+import { shellAmongArguments } from "./shell_arguments.ts";
 import { joinContinuations } from "./continuations.ts";
 import type { ProgramNames } from "./rules.ts";
 import type { ShellState } from "./types.ts";
@@ -357,7 +359,14 @@ class Analyser {
       } else this.#deferred(deferred.text, [...via, deferred.via], depth);
     }
     const name = program.names.find(isWrapper);
-    if (name === undefined) return;
+    if (name === undefined) {
+      // `perf stat sh -c CMD`: a shell among the arguments of a program nobody listed.
+      const at = isBuiltin(first.text) || onlyReads(program.names, words)
+        ? -1
+        : shellAmongArguments(words, this.context);
+      if (at > 0) this.command(words.slice(at), [...via, first.text], open, stdin, depth + 1);
+      return;
+    }
     const inners = innerCommands(words, name);
     if (open && inners.length === 0) {
       // `echo touch m | xargs env`: the program env runs is read from the input.

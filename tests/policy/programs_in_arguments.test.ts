@@ -1,0 +1,58 @@
+/**
+ * Programs that run their arguments without being known wrappers: a shell
+ * among their arguments with a `-c` string or no script is judged as the
+ * command it is (`perf stat sh -c 'touch m'` ran touch under deny touch,
+ * `perf stat bash --norc` started an unchecked shell: red-team review 5a,
+ * f15). A shell name that is just text stays allowed.
+ * @module
+ */
+
+import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after } from "node:test";
+import { createPolicy } from "../../lib/policy/mod.ts";
+import { describeAllowed, describeAsked, describeDenied } from "./_verdicts.ts";
+
+// The line's directory holds mysh, a link to bash.
+const dir = realpathSync(mkdtempSync(join(tmpdir(), "tb-arguments-")));
+symlinkSync("/bin/bash", join(dir, "mysh"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const CONTEXT = { cwd: dir, env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
+const policy = () => createPolicy({ deny: ["touch", "rm -rf"], ask: ["git push"] });
+
+describeDenied("policy: a shell among an unlisted program's arguments is judged", policy, CONTEXT, [
+  ["perf stat sh -c", "perf stat sh -c 'touch m'", "touch"],
+  ["perf stat sh -c rm -rf", "perf stat sh -c 'rm -rf victim'", "rm -rf"],
+  ["bwrap", "bwrap --bind / / sh -c 'touch m'", "touch"],
+  ["a shell by path, grouped options", "perf stat /bin/sh -ec 'touch m'", "touch"],
+  ["bash -o NAME -c", "perf stat bash -o pipefail -c 'touch m'", "touch"],
+  ["zsh -fc", "perf stat zsh -fc 'touch m'", "touch"],
+  ["a link to a shell", "perf stat ./mysh -c 'touch m'", "touch"],
+  ["docker exec", "docker exec box sh -c 'touch m'", "touch"],
+]);
+
+describeAsked("policy: a shell started among the arguments is asked about", policy, CONTEXT, [
+  ["bash --norc", "perf stat bash --norc", /bash reads the commands it runs from standard input/],
+  ["sh -s", "perf stat sh -s x", /standard input/],
+  ["fish -c", "perf stat fish -c 'touch m'", /fish runs commands in its own language/],
+], { unknown: true });
+
+describeAllowed("policy: a shell name that is just text stays allowed", policy, CONTEXT, [
+  "perf stat ls",
+  "perf stat sh -c 'ls -l'",
+  "perf stat bash script.sh",
+  "man bash",
+  "which sh",
+  "apt show bash",
+  "grep -r bash .",
+  "echo sh -c 'touch m'",
+  "apt install bash zsh",
+  "apt install bash -y",
+  "ps -C bash -o pid",
+  "useradd -s /bin/bash -m alice",
+  "chsh -s /bin/zsh",
+  "docker run --rm -it ubuntu bash -c 'ls'",
+  "kubectl exec pod -- sh -c 'ls -l'",
+]);
