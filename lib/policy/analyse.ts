@@ -14,6 +14,7 @@ import { lineValues } from "./line_values.ts";
 import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import { isBuiltin, programNames } from "./resolve.ts";
+import { gitByName, isMultiCall } from "./called_as.ts";
 import { onlyReads } from "./read_only.ts";
 import { scriptPlace } from "./script_files.ts";
 import { shellAmongArguments } from "./shell_arguments.ts";
@@ -342,6 +343,8 @@ class Analyser {
     if (program.real !== null) entry.resolved = program.real;
     this.analysis.commands.push(entry);
     this.#whereItRuns(first.text, program.real, words, via);
+    const git = gitByName(program.names[0], words);
+    if (git !== null) this.command(git, [...via, first.text], open, stdin, depth + 1);
     const opaque = OPAQUE[first.text];
     if (opaque !== undefined) {
       this.unknown(opaque, via);
@@ -382,6 +385,9 @@ class Analyser {
         // What xargs appends reaches the program the wrapper runs.
         const innerOpen = (inner.open ?? false) || open;
         this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
+        if (inner.argv0 !== undefined) {
+          this.#calledAs(inner.argv0, inner.words, [...via, inner.via], innerOpen, depth + 1);
+        }
       } else if (inner.kind === "script") {
         if (inner.text.dynamic) {
           this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);
@@ -418,6 +424,30 @@ class Analyser {
         this.unknown(inner.reason, via);
       }
     }
+  }
+
+  /**
+   * A program called by another name (`exec -a NAME PROG ...`): a multi-call
+   * program (git, busybox) does what NAME says, so `NAME ...` is judged too.
+   */
+  #calledAs(name: Word, words: Word[], via: string[], open: boolean, depth: number): void {
+    if (words[0].dynamic || !isMultiCall(programNames(words[0].text, this.context).names)) return;
+    if (name.dynamic) {
+      this.unknown(
+        `${via.at(-1)} calls ${
+          words[0].text
+        } by a name known only when the line runs, which chooses what it does`,
+        via,
+      );
+      return;
+    }
+    this.command(
+      [name, ...words.slice(1)],
+      [...via, `called ${name.text}`],
+      open,
+      undefined,
+      depth,
+    );
   }
 
   /** A shell reading its commands from standard input: a here-document's or here-string's literal text is checked. */

@@ -21,7 +21,8 @@ import { assignmentsFor, changesRoot, hasLongFlag, movesDirectory } from "./wrap
 /** What a wrapper runs. */
 export type Inner =
   /** A program with its arguments; `open` when more arguments are added at run time (xargs). */
-  | { kind: "argv"; words: Word[]; via: string; open?: boolean }
+  /** `argv0`: the name the program is called by, when not its word (`exec -a NAME`). */
+  | { kind: "argv"; words: Word[]; via: string; open?: boolean; argv0?: Word }
   /** A shell command line to parse (`sh -c STRING`, `watch STRING`, `env -S STRING`). */
   | { kind: "script"; text: Word; via: string }
   /** A shell that reads its commands from standard input (or interactively). */
@@ -317,7 +318,18 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     return argv(words, index, name);
   },
   builtin: (words, name) => argv(words, 1, name),
-  exec: (words, name) => argv(words, skipOptions(words, 1, { values: "a" }).index, name),
+  exec(words, name) {
+    const { index, seen } = skipOptions(words, 1, { values: "a" });
+    const called = seen.get("a");
+    const inner = argv(words, index, name);
+    if (typeof called !== "string" || inner[0]?.kind !== "argv") return inner;
+    // `exec -a git-push git ...`: the name a multi-call program is called by chooses what it does.
+    const argv0 = words.find((w, i) =>
+      i < index && (w.text === called || w.text === `-a${called}`)
+    );
+    const dynamic = argv0?.dynamic ?? false;
+    return [{ ...inner[0], argv0: { text: called, dynamic } }];
+  },
   coproc: (words, name) => argv(words, 1, name),
   stdbuf: (words, name) =>
     argv(

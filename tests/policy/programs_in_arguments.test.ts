@@ -3,7 +3,9 @@
  * among their arguments with a `-c` string or no script is judged as the
  * command it is (`perf stat sh -c 'touch m'` ran touch under deny touch,
  * `perf stat bash --norc` started an unchecked shell: red-team review 5a,
- * f15). A shell name that is just text stays allowed.
+ * f15). A shell name that is just text stays allowed. Programs that do what
+ * the name they are called by says: git called `git-push` (a link in
+ * git-core, or `exec -a git-push git`) pushed under deny git push (f08, f08b).
  * @module
  */
 
@@ -12,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
 import { createPolicy } from "../../lib/policy/mod.ts";
-import { describeAllowed, describeAsked, describeDenied } from "./_verdicts.ts";
+import { describeAllowed, describeAsked, describeDenied, describeUnderRule } from "./_verdicts.ts";
 
 // The line's directory holds mysh, a link to bash.
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "tb-arguments-")));
@@ -55,4 +57,17 @@ describeAllowed("policy: a shell name that is just text stays allowed", policy, 
   "chsh -s /bin/zsh",
   "docker run --rm -it ubuntu bash -c 'ls'",
   "kubectl exec pod -- sh -c 'ls -l'",
+]);
+
+describeUnderRule("policy: git and busybox do what the name they are called by says", CONTEXT, [
+  ["git push", "/usr/lib/git-core/git-push -q origin main", "deny"],
+  ["git push", "git-push origin main", "deny"],
+  ["git push", "(exec -a git-push git -q origin main)", "deny"],
+  ["git push", "exec -agit-push git origin main", "deny"],
+  ["git push", "exec -a git-status git", "allow"],
+  ["git push", "/usr/lib/git-core/git-status", "allow"],
+  ["git push", "git-lfs push origin main", "allow"],
+  ["rm -rf", "exec -a rm busybox -rf /", "deny"],
+  ["rm -rf", "exec -a myname python3 x.py", "allow"],
+  ["git push", 'exec -a "$N" git origin main', "ask"],
 ]);
