@@ -6,6 +6,7 @@
 
 import * as acp from "@agentclientprotocol/sdk";
 import { ErrorCode, INPUT_ENDED } from "../jsonrpc/codes.ts";
+import { countingWriter, holdWhileUnsent } from "../jsonrpc/flow_control.ts";
 import { ndJsonMessages, orderedWriter } from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
 
@@ -14,7 +15,11 @@ const CANCEL_REQUEST = "$/cancel_request";
 
 /** An ndjson ACP stream over termbridge's stdin and stdout (ids kept exact, bad lines answered). */
 export function stdioStream(): acp.Stream {
-  const messages = ndJsonMessages(runtime.stdin(), (line) => runtime.writeStdout(line));
+  // A client that does not read its answers stops being read (f13: 200 unread answers held 1.7 GB).
+  const stdout = countingWriter((line) => runtime.writeStdout(line));
+  const messages = ndJsonMessages(runtime.stdin(), stdout.write, {
+    ready: holdWhileUnsent(stdout),
+  });
   return explainInvalidParams(acceptCancelById(messages as acp.Stream));
 }
 

@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, INPUT_ENDED } from "../jsonrpc/codes.ts";
 import { stringifyMessage } from "../jsonrpc/exact_ids.ts";
+import { countingWriter, holdWhileUnsent } from "../jsonrpc/flow_control.ts";
 import { type Line, LineSplitter } from "../jsonrpc/lines.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
@@ -45,6 +46,8 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #beforeClose: () => Promise<void>;
   readonly #io: TransportIo;
+  readonly #output: ReturnType<typeof countingWriter>;
+  readonly #ready: () => Promise<boolean>;
   readonly #unanswered = new Set<Id>();
   readonly #answeredByUs = new Set<Id>();
   #settled: (() => void) | undefined;
@@ -54,6 +57,9 @@ export class StdioTransport implements Transport {
   constructor(beforeClose: () => Promise<void>, io?: TransportIo) {
     this.#beforeClose = beforeClose;
     this.#io = io ?? { input: () => runtime.stdin(), write: (text) => runtime.writeStdout(text) };
+    // A client that does not read its answers stops being read.
+    this.#output = countingWriter((text) => this.#io.write(text));
+    this.#ready = holdWhileUnsent(this.#output);
   }
 
   start(): Promise<void> {
@@ -68,7 +74,7 @@ export class StdioTransport implements Transport {
     const isReply = "result" in message || "error" in message;
     const id = (message as { id?: Id }).id;
     if (isReply && id !== undefined && this.#answeredByUs.has(id)) return; // Told already.
-    await this.#io.write(serializeOrExplain(message as Message));
+    await this.#output.write(serializeOrExplain(message as Message));
     if (isReply) this.#answered(id);
   }
 
@@ -82,12 +88,17 @@ export class StdioTransport implements Transport {
 
   async #read(): Promise<void> {
     const splitter = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
+    let reading = true;
     for await (const chunk of this.#io.input()) {
       if (this.#closed) return;
-      for (const line of splitter.push(chunk)) await this.#receive(line, splitter.maxBytes);
+      for (const line of splitter.push(chunk)) {
+        reading = reading && await this.#ready();
+        if (reading) await this.#receive(line, splitter.maxBytes);
+      }
+      if (!reading) break; // Stdout is gone: nobody reads the answers.
     }
-    const last = splitter.flush();
-    if (last !== undefined) await this.#receive(last, splitter.maxBytes);
+    const last = reading ? splitter.flush() : undefined;
+    if (last !== undefined && await this.#ready()) await this.#receive(last, splitter.maxBytes);
     await this.#beforeClose();
     await this.#allAnswered(NATURAL_MS);
     for (const id of [...this.#unanswered]) {
@@ -153,6 +164,6 @@ export class StdioTransport implements Transport {
   }
 
   async #reject(id: Id | null, code: number, message: string): Promise<void> {
-    await this.#io.write(stringifyMessage(errorResponse(id, code, message)) + "\n");
+    await this.#output.write(stringifyMessage(errorResponse(id, code, message)) + "\n");
   }
 }

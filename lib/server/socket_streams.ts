@@ -5,7 +5,7 @@
  * @module
  */
 
-import { setImmediate } from "node:timers";
+import { holdWhileUnsent, MAX_UNSENT_BYTES } from "../jsonrpc/flow_control.ts";
 import { type MessageStream, ndJsonMessages } from "../jsonrpc/ndjson.ts";
 import type { ServedConnection } from "../runtime/mod.ts";
 
@@ -20,12 +20,6 @@ const MAX_HELLO = 64 * 1024;
 
 /** How long a new connection has to send its hello line before it is closed. */
 export const HELLO_TIMEOUT_MS = 5_000;
-
-/**
- * A connection reads no further request while more than this many bytes of
- * its answers wait to be sent (the client is not reading them).
- */
-export const MAX_UNSENT_BYTES = 1024 * 1024;
 
 /**
  * A connection that leaves this many bytes of answers unread and has another
@@ -149,23 +143,19 @@ export function socketMessages(
   rest: Uint8Array,
   options: { maxLineBytes?: number } = {},
 ): MessageStream {
-  // Requests that came in one read are passed on one per turn of the event loop, so the
-  // answer to each one made at once is queued (and counted) before the next is read.
-  let fresh = true;
   let waiting: (() => void) | undefined;
-  socket.on("drain", () => {
+  const wake = () => {
     const resume = waiting;
     waiting = undefined;
     resume?.();
-  });
-  socket.on("close", () => waiting?.());
-  const ready = async () => {
-    if (!fresh) await new Promise((next) => setImmediate(next));
-    await answersSent(socket, () => socket.closed, (resume) => waiting = resume);
-    fresh = false;
-    setImmediate(() => fresh = true);
-    return !socket.closed; // Requests of a client that left are not answered.
   };
+  socket.on("drain", wake);
+  socket.on("close", wake);
+  const ready = holdWhileUnsent({
+    unsent: () => socket.unsentBytes,
+    progress: () => new Promise<void>((resume) => waiting = resume),
+    gone: () => socket.closed,
+  });
   return ndJsonMessages(
     socketReadable(socket, rest),
     (line) => writeBounded(socket, line),
