@@ -24,6 +24,13 @@ import type { AuditEvent, AuditSink } from "./types.ts";
 export const ROTATE_BYTES = 16 * 1024 * 1024;
 /** Rotated files kept besides the current one. */
 export const ROTATE_KEEP = 3;
+/**
+ * Most characters one field of an event keeps (a string, or the strings of an
+ * array together): a longer one is cut, ends with "…", and the event says
+ * `"truncated": true`. One request cannot fill the log and rotate every
+ * earlier event out (a 17 MB command line did, four times over).
+ */
+export const MAX_FIELD_CHARS = 64 * 1024;
 
 /** The audit log cannot be opened; nothing runs unaudited, so the mode stops. */
 export class AuditError extends TerminalError {}
@@ -68,7 +75,7 @@ export class AuditLog implements AuditSink {
       ...(actor.session === undefined ? {} : { session: actor.session }),
       ...(actor.terminal === undefined ? {} : { terminal: actor.terminal }),
       ...(actor.client === undefined ? {} : { client: actor.client }),
-      ...event,
+      ...capFields(event),
     }) + "\n";
     if (this.#size >= this.#rotateBytes) this.#rotate();
     const bytes = new TextEncoder().encode(line);
@@ -108,4 +115,43 @@ export class AuditLog implements AuditSink {
     this.#fd = openSync(this.path, "a", 0o600);
     this.#size = fstatSync(this.#fd).size;
   }
+}
+
+/** `event` with each field cut to {@linkcode MAX_FIELD_CHARS}; `truncated: true` when one was. */
+export function capFields(event: AuditEvent): AuditEvent {
+  let truncated = false;
+  const cap = (value: unknown, budget: { left: number }): unknown => {
+    if (typeof value === "string") {
+      if (value.length <= budget.left) {
+        budget.left -= value.length;
+        return value;
+      }
+      truncated = true;
+      const kept = value.slice(0, Math.max(0, budget.left));
+      budget.left = 0;
+      return `${kept}…`;
+    }
+    if (Array.isArray(value)) {
+      const kept: unknown[] = [];
+      for (const item of value) {
+        if (budget.left <= 0) {
+          truncated = true;
+          kept.push(`… ${value.length - kept.length} more`);
+          break;
+        }
+        kept.push(cap(item, budget));
+      }
+      return kept;
+    }
+    if (typeof value === "object" && value !== null) {
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => [key, cap(item, budget)]),
+      );
+    }
+    return value;
+  };
+  const capped = Object.fromEntries(
+    Object.entries(event).map(([key, value]) => [key, cap(value, { left: MAX_FIELD_CHARS })]),
+  );
+  return (truncated ? { ...capped, truncated: true } : event) as AuditEvent;
 }

@@ -14,13 +14,48 @@ export function auditFiles(path: string): string[] {
   return [...rotated, path].filter((file) => existsSync(file));
 }
 
-/** A line of the log, parsed; null for a line that is not a JSON object (shown as is). */
+/**
+ * A line of the log, parsed; null for a line that is not an event (not JSON,
+ * or without a string `time`, `mode` and `event`).
+ */
 export function parseRecord(line: string): AuditRecord | null {
   try {
     const value = JSON.parse(line);
-    return typeof value === "object" && value !== null ? value as AuditRecord : null;
+    if (typeof value !== "object" || value === null) return null;
+    const { time, mode, event } = value as Record<string, unknown>;
+    const named = [time, mode, event].every((field) => typeof field === "string");
+    return named ? value as AuditRecord : null;
   } catch {
-    return null; // A torn or foreign line: the caller shows the raw text.
+    return null; // A torn or foreign line: the caller skips it and says how many.
+  }
+}
+
+/** Control characters (C0, DEL, C1), line and paragraph separators, bidi controls. */
+const UNPRINTABLE =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character written as a JSON escape (`\n`,
+ * `\u001b`): a printed event stays one line, and nothing in it reaches the
+ * reader's terminal as a control sequence.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => {
+    const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+    return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
+
+/**
+ * One event in words (see {@link formatRecord}), printable; null when the
+ * record lacks what its kind needs (a forged or damaged line).
+ */
+export function describeRecord(record: AuditRecord): string | null {
+  try {
+    return printable(formatRecord(record));
+  } catch {
+    return null; // A field of the wrong type: counted as malformed by the caller.
   }
 }
 
@@ -35,8 +70,16 @@ function quote(text: string): string {
   return JSON.stringify(text);
 }
 
-/** One event in words: `TIME MODE SESSION/TERMINAL what happened`. */
+/**
+ * One event in words: `TIME MODE SESSION/TERMINAL what happened`, ` (truncated)`
+ * at the end when a field was cut. Print it through {@link printable}.
+ * @throws {TypeError} when a field the kind needs is missing or of the wrong type
+ */
 export function formatRecord(record: AuditRecord): string {
+  return describe(record) + (record.truncated === true ? " (truncated)" : "");
+}
+
+function describe(record: AuditRecord): string {
   const who = [record.session, record.terminal].filter((x) => x !== undefined).join("/");
   const head = `${record.time} ${record.mode}${who ? ` ${who}` : ""}${
     record.client ? ` (${record.client})` : ""

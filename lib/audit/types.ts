@@ -107,6 +107,8 @@ export type AuditRecord = AuditEvent & {
   session?: string;
   terminal?: string;
   client?: string;
+  /** A field was longer than the log keeps and was cut (it ends with "…"). */
+  truncated?: true;
 };
 
 /** Where audit events go; `record` returns once the line is written (synchronously). */

@@ -6,7 +6,7 @@
 
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { resolveAuditPath } from "../config/config.ts";
-import { formatRecord, parseRecord, readAuditLines } from "../audit/reader.ts";
+import { describeRecord, parseRecord, readAuditLines } from "../audit/reader.ts";
 import { runtime } from "../runtime/mod.ts";
 import { parseModeArgs } from "./args.ts";
 import { startSafety } from "./safety_options.ts";
@@ -69,15 +69,35 @@ export async function auditMain(args: string[]): Promise<number> {
   const safety = await startSafety("cli", { config: values.config, "no-audit": true });
   const path = values.audit ?? safety.loaded.config.audit?.path;
   const file = resolveAuditPath(path, runtime.env(), runtime.cwd());
+  let skipped = 0;
   const show = (line: string): string | null => {
     const record = parseRecord(line);
     if (since !== undefined && record !== null && Date.parse(record.time) < since) return null;
-    return values.json || record === null ? line : formatRecord(record);
+    if (values.json) return line;
+    const shown = record === null ? null : describeRecord(record);
+    if (shown === null) skipped++;
+    return shown;
   };
   const shown = readAuditLines(file).map(show).filter((l) => l !== null);
   if (shown.length > 0) await runtime.writeStdout(shown.join("\n") + "\n");
+  await reportSkipped(skipped);
   if (!values.follow) return 0;
-  return await follow(file, show);
+  return await follow(file, (line) => {
+    skipped = 0;
+    const text = show(line);
+    void reportSkipped(skipped);
+    return text;
+  });
+}
+
+/** Tells stderr how many lines were not events (damaged, or not written by termbridge). */
+async function reportSkipped(count: number): Promise<void> {
+  if (count === 0) return;
+  await runtime.writeStderr(
+    `termbridge audit: skipped ${count} line${count === 1 ? "" : "s"} that ${
+      count === 1 ? "is" : "are"
+    } not an audit event (--json prints them as they are)\n`,
+  );
 }
 
 /** Prints lines appended to `file` until a signal ends it; a rotation starts over at the new file. */
