@@ -260,8 +260,7 @@ export class Terminal {
   ): Promise<void> {
     if (this.#exitStatus !== null || this.#limitHit !== null) return;
     this.#report(hit);
-    await this.kill("SIGTERM", graceMs);
-    this.#cgroup?.kill(); // What the group kill missed (setsid, double forks).
+    await this.kill("SIGTERM", graceMs); // The cgroup too: setsid children, double forks.
   }
 
   /**
@@ -451,19 +450,25 @@ export class Terminal {
   }
 
   /**
-   * Kills the process group: `signal` (SIGTERM), then SIGKILL if it is still
-   * running after `graceMs`. Output and exit status stay readable.
+   * Kills the program: `signal` (SIGTERM) to every process group of its
+   * session, then SIGKILL if it is still running after `graceMs`, and once
+   * it is gone, the rest of its cgroup (or marker) at once: what left the
+   * session (`setsid`, double forks) goes too. Output and exit status stay
+   * readable.
    */
   async kill(
     signal = "SIGTERM",
     graceMs: number = TERMINAL_DEFAULTS.killGraceMs,
   ): Promise<ExitStatus> {
-    if (this.#exitStatus !== null) return this.#exitStatus;
-    this.signal(signal);
-    if (signal !== "SIGKILL" && await settleWithin(this.#exited, graceMs) === undefined) {
-      this.signal("SIGKILL");
+    if (this.#exitStatus === null) {
+      this.signal(signal);
+      if (signal !== "SIGKILL" && await settleWithin(this.#exited, graceMs) === undefined) {
+        this.signal("SIGKILL");
+      }
     }
-    return await this.#exited;
+    const status = await this.#exited;
+    this.#cgroup?.kill();
+    return status;
   }
 
   /**

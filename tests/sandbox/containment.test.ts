@@ -89,6 +89,27 @@ describe("containment", () => {
 
   itWhen(
     contained,
+    "containment: kill (terminal/kill) takes setsid, nohup and signal-ignoring escapees before release",
+    async () => {
+      await withDir(async (dir) => {
+        const file = join(dir, "pids");
+        const terminal = Terminal.spawn({ argv: ["/bin/sh", "-c", escapees(file)], stdin: "null" });
+        try {
+          const pids = await allStarted(file);
+          assert.deepEqual(await terminal.kill("SIGTERM", 500), {
+            exitCode: null,
+            signal: "SIGTERM",
+          });
+          await allGone(pids);
+        } finally {
+          await terminal.dispose();
+        }
+      });
+    },
+  );
+
+  itWhen(
+    contained,
     "containment: a termbridge run in a terminal is cleaned up with it",
     async () => {
       await withDir(async (dir) => {
