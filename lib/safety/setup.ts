@@ -142,16 +142,17 @@ export function openSafety(
   const audit = auditPath === null ? NO_AUDIT : new AuditLog(auditPath);
   const rules = effectiveRules(loaded, flags.policyOff === true);
   const policy: CommandPolicy | null = rules === null ? null : policyOf(rules, loaded);
+  const protectedFiles = [
+    userConfigPath(env),
+    join(options.cwd, "termbridge.jsonc"),
+    ...loaded.files.map((file) => file.path),
+    ...(auditPath === null ? [] : [auditPath]),
+  ];
   const guard = new Guard({
     mode,
     policy,
     audit,
-    protectedFiles: [
-      userConfigPath(env),
-      join(options.cwd, "termbridge.jsonc"),
-      ...loaded.files.map((file) => file.path),
-      ...(auditPath === null ? [] : [auditPath]),
-    ],
+    protectedFiles,
     approver: approverOf(flags.answer, mode, options.approver),
   });
   const { limits, sandbox, budget } = containmentOptions(loaded.config, rules?.write);
@@ -159,7 +160,8 @@ export function openSafety(
     loaded,
     guard,
     limits,
-    sandbox,
+    // Commands in the sandbox cannot rewrite them either, wherever the sandbox lets them write.
+    sandbox: sandbox && { ...sandbox, readOnly: protectedFiles },
     budget,
     auditPath,
     close: () => audit instanceof AuditLog && audit.close(),

@@ -17,7 +17,7 @@
 
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join, resolve } from "node:path";
+import { delimiter, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { type ExitStatus, runtime } from "../runtime/mod.ts";
 import { signalName } from "../runtime/signals.ts";
@@ -114,14 +114,35 @@ function realOrSelf(path: string): string {
 
 /**
  * The directories commands (and the fs/* methods) may write under the
- * sandbox settings, for `cwd`; null when the sandbox is off (no restriction
- * from it). `read-only` gives only the private /tmp, which is not the host's.
+ * sandbox settings: the workspace (`settings.workspace`, else `cwd`) and the
+ * `write` globs' directories (`${cwd}` being the workspace); null when the
+ * sandbox is off (no restriction from it). `read-only` gives only the
+ * private /tmp, which is not the host's.
  */
 export function writeRoots(settings: SandboxSettings | undefined, cwd: string): string[] | null {
   if (settings === undefined || settings.mode === "off") return null;
   if (settings.mode === "read-only") return [];
-  const roots = [cwd, ...(settings.write ?? []).map((glob) => globRoot(glob, cwd))];
+  const workspace = settings.workspace ?? cwd;
+  const roots = [workspace, ...(settings.write ?? []).map((glob) => globRoot(glob, workspace))];
   return [...new Set(roots.map(realOrSelf))];
+}
+
+/** Whether `path` is `dir` or below it. */
+function inside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === "" || (!rel.startsWith("..") && !rel.startsWith("/"));
+}
+
+/**
+ * termbridge's own files (`settings.readOnly`) that exist and sit in one of
+ * the `writable` directories, resolved: each is bound read-only over the
+ * writable bind. A missing one cannot be bound (bwrap would create it).
+ */
+function protectedInside(settings: SandboxSettings, writable: string[]): string[] {
+  const found = (settings.readOnly ?? []).map(realOrSelf).filter((file) =>
+    existsSync(file) && writable.some((dir) => inside(file, realOrSelf(dir)))
+  );
+  return [...new Set(found)];
 }
 
 function bwrapArgs(
@@ -135,8 +156,14 @@ function bwrapArgs(
   args.push("--tmpfs", "/tmp");
   // The working directory must exist inside, even under the private /tmp.
   for (const path of [cwd, ...shown]) args.push("--ro-bind-try", path, path);
-  for (const root of writeRoots(settings, cwd) ?? []) args.push("--bind-try", root, root);
+  const roots = writeRoots(settings, cwd) ?? [];
+  for (const root of roots) args.push("--bind-try", root, root);
   for (const path of writable) args.push("--bind-try", path, path);
+  // termbridge's configuration and audit log stay read-only in a writable directory: a
+  // command could otherwise turn the sandbox off for the next run, or rewrite the log.
+  for (const file of protectedInside(settings, [...roots, ...writable])) {
+    args.push("--ro-bind", file, file);
+  }
   if (settings.network === false) args.push("--unshare-net");
   args.push("--chdir", chdir);
   return args;
@@ -211,6 +238,24 @@ async function startHolder(
   return { pid, prefix };
 }
 
+let wdns: Promise<boolean> | undefined;
+
+/** Whether this nsenter has `--wdns` (util-linux 2.38 and later), asked once. */
+function enterDirectory(env: Record<string, string>): Promise<boolean> {
+  wdns ??= (async () => {
+    try {
+      const child = runtime.spawnPiped({ argv: ["nsenter", "--help"], env, stderr: "pipe" });
+      void child.stdin.close().catch(() => {});
+      void child.stderr?.cancel().catch(() => {});
+      const [help] = await Promise.all([readAll(child.stdout), child.exited]);
+      return help.includes("--wdns");
+    } catch {
+      return false;
+    }
+  })();
+  return wdns;
+}
+
 function alive(pid: number): boolean {
   try {
     return !/\) Z/.test(readFileSync(`/proc/${pid}/stat`, "latin1"));
@@ -262,13 +307,15 @@ export async function joinSandbox(
   place: SandboxPlace,
 ): Promise<string[] | null> {
   if (settings === undefined || settings.mode === "off") return null;
-  const { workspace, wd, env } = place;
-  const { shown, writable } = placePaths(place);
+  const { wd, env } = place;
+  const workspace = settings.workspace ?? place.workspace;
+  const { shown, writable } = placePaths({ ...place, workspace });
   const key = JSON.stringify([
     settings.mode,
     settings.network !== false,
     workspace,
     settings.write ?? [],
+    settings.readOnly ?? [],
     shown,
     writable,
   ]);
@@ -283,13 +330,24 @@ export async function joinSandbox(
     holder.catch(() => holders.delete(key));
   }
   const { prefix } = await holder;
-  return [...prefix, `--wd=${wd}`, "--", ...dropCapabilities()];
+  // The working directory is opened inside the namespaces: nsenter's --wd opens it in
+  // termbridge's, where it would be the host's directory, writable through relative paths.
+  const chdir = await enterDirectory(env)
+    ? [`--wdns=${wd}`, "--"]
+    : ["--", "/usr/bin/env", "-C", wd, "--"];
+  return [...prefix, ...chdir, ...dropCapabilities()];
 }
 
-/** The paths shown read-only and the ones writable for `place`, as the holder and bwrap get them. */
+/**
+ * The paths shown read-only and the ones writable for `place`, as the holder
+ * and bwrap get them. A working directory outside the workspace is not made
+ * writable (only the workspace and the `write` globs' directories are); it
+ * is shown where the sandbox would hide it (under the private /tmp).
+ */
 function placePaths(place: SandboxPlace): { shown: string[]; writable: string[] } {
   const { workspace, wd } = place;
-  const shown = wd === workspace ? place.shown ?? [] : [wd, ...place.shown ?? []];
+  const hidden = !inside(wd, workspace) && ["/tmp", "/dev/shm"].some((dir) => inside(wd, dir));
+  const shown = hidden ? [wd, ...place.shown ?? []] : place.shown ?? [];
   return { shown, writable: place.writable ?? [] };
 }
 
@@ -311,10 +369,11 @@ export function ownSandbox(
 ): string[] | null {
   if (settings === undefined || settings.mode === "off") return null;
   const bwrap = sandboxTools(settings, place.env, []);
-  const { shown, writable } = placePaths(place);
+  const workspace = settings.workspace ?? place.workspace;
+  const { shown, writable } = placePaths({ ...place, workspace });
   return [
     bwrap,
-    ...bwrapArgs(settings, place.workspace, shown, writable, place.wd),
+    ...bwrapArgs(settings, workspace, shown, writable, place.wd),
     // As root, bwrap would leave the program every capability (it could remount the sandbox
     // writable). Dropped here, with no_new_privs (which bwrap always sets), no exec can give
     // one back: a setpriv exec fewer than joining.

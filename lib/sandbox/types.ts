@@ -18,6 +18,19 @@ export interface SandboxSettings {
    * policy's `write` globs (a glob's directory part is what is bound).
    */
   write?: string[];
+  /**
+   * The workspace `workspace-write` makes writable: the working directory
+   * termbridge (or its terminal service, or its session manager) was started
+   * for. A command or session whose own working directory is elsewhere gets
+   * it read-only. Absent: the program's working directory.
+   */
+  workspace?: string;
+  /**
+   * termbridge's own files (its configuration, the audit log) that stay
+   * read-only inside the sandbox even where they sit in a writable
+   * directory, as long as they exist when the sandbox starts.
+   */
+  readOnly?: string[];
 }
 
 /** The `limits` section of the configuration; 0 or absent means no limit. */

@@ -128,7 +128,8 @@ export class TerminalService {
       killGraceMs: options.killGraceMs ?? TERMINAL_DEFAULTS.killGraceMs,
       cols: options.cols ?? TERMINAL_DEFAULTS.cols,
       rows: options.rows ?? TERMINAL_DEFAULTS.rows,
-      sandbox: options.sandbox,
+      // The workspace is this service's directory, never a request's cwd (see SandboxSettings).
+      sandbox: options.sandbox && { workspace: options.cwd, ...options.sandbox },
       limits: options.limits ?? {},
     };
     this.#budget = options.budget ?? new TerminalBudget(this.#options.limits.terminals ?? 0);

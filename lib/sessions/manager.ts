@@ -3,6 +3,8 @@
  * @module
  */
 
+import { resolve } from "node:path";
+import { runtime } from "../runtime/mod.ts";
 import { SessionConflictError, SessionNotFoundError, SessionUsageError } from "./errors.ts";
 import type { Guard } from "../safety/guard.ts";
 import { Session, type SessionInfo, type SessionOptions } from "./session.ts";
@@ -112,6 +114,8 @@ export class SessionManager {
       onRecord: (path) => this.#recorded(name, path),
       // The manager's guard wins: a request's own options can never remove it.
       guard: this.#defaults.guard ?? options.guard,
+      // So does its sandbox, whose workspace is the manager's directory, not a request's cwd.
+      sandbox: this.#sandbox() ?? options.sandbox,
     });
     this.#opening.set(name, opening);
     try {
@@ -127,6 +131,12 @@ export class SessionManager {
     } finally {
       this.#opening.delete(name);
     }
+  }
+
+  /** The sessions' sandbox, its workspace the default working directory (see SandboxSettings). */
+  #sandbox(): SandboxSettings | undefined {
+    const { sandbox, cwd } = this.#defaults;
+    return sandbox && { workspace: resolve(cwd ?? runtime.cwd()), ...sandbox };
   }
 
   /**

@@ -9,7 +9,7 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,7 @@ import { TerminalService } from "../../lib/service/terminal_service.ts";
 import { SessionManager } from "../../lib/sessions/manager.ts";
 import { Child } from "../acp/child.ts";
 import { currentBinary } from "../built_binary.ts";
+import { termbridgeArgv } from "../helpers.ts";
 import { writeTextFile } from "../../lib/service/text_files.ts";
 import { PolicyDeniedError } from "../../lib/safety/guard.ts";
 
@@ -141,6 +142,87 @@ describe("sandbox", () => {
         });
         const { output, pid } = await run('echo "pid=$$"', workspace, WORKSPACE);
         assert.match(output, new RegExp(`pid=${pid}\\b`));
+      });
+    },
+  );
+
+  itWhen(
+    hasBwrap,
+    "sandbox: a request's cwd outside the workspace stays read-only, relative paths included",
+    async () => {
+      await withDirs(async ({ workspace, outside }) => {
+        const service = new TerminalService({ cwd: workspace, sandbox: WORKSPACE });
+        try {
+          const id = await service.create({
+            sessionId: "s",
+            cwd: outside,
+            command:
+              `pwd; echo x >relative; echo x >${outside}/absolute; echo x >${workspace}/inside`,
+          });
+          await service.waitForExit("s", id);
+          const { output } = service.output("s", id);
+          assert.match(output, new RegExp(`^${outside}$`, "m"), "it runs in its cwd");
+          assert.match(output, /Read-only file system/);
+          assert.equal(existsSync(join(outside, "relative")), false, "relative: not the host's");
+          assert.equal(existsSync(join(outside, "absolute")), false);
+          assert.equal(existsSync(join(workspace, "inside")), true, "the workspace stays writable");
+        } finally {
+          await service.releaseAll();
+        }
+        const sessions = new SessionManager({ cwd: workspace, sandbox: WORKSPACE });
+        try {
+          const session = await sessions.open({
+            name: "elsewhere",
+            program: ["bash"],
+            cwd: outside,
+          });
+          const write = await session.exec("echo x >relative", 10_000);
+          assert.notEqual(write.exitCode, 0);
+          assert.equal(existsSync(join(outside, "relative")), false);
+        } finally {
+          await sessions.closeAll();
+        }
+      });
+    },
+  );
+
+  itWhen(
+    hasBwrap,
+    "sandbox: read-only refuses a relative write in the working directory too",
+    async () => {
+      await withDirs(async ({ workspace }) => {
+        const boxed = await run("echo x >relative", workspace, { mode: "read-only" });
+        assert.match(boxed.output, /Read-only file system/);
+        assert.equal(existsSync(join(workspace, "relative")), false);
+      });
+    },
+  );
+
+  itWhen(
+    hasBwrap,
+    "sandbox: termbridge's own files in the writable workspace stay read-only (serve)",
+    async () => {
+      await withDirs(async ({ workspace }) => {
+        const config = join(workspace, "termbridge.jsonc");
+        const text = '{ "sandbox": { "mode": "workspace-write", "network": false } }\n';
+        writeFileSync(config, text);
+        const child = Child.start([...termbridgeArgv(), "serve"], { cwd: workspace });
+        try {
+          const send = (id: number, method: string, params: unknown) =>
+            child.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+          await send(1, "terminal/create", {
+            sessionId: "s",
+            command: `echo '{}' >termbridge.jsonc; echo '{}' >${config}; rm -f ${config}; ` +
+              `mv ${config} ${workspace}/moved; echo x >inside`,
+          });
+          await child.waitForLine((line) => line.includes('"terminalId"'), "the terminal id");
+          await send(2, "terminal/wait_for_exit", { sessionId: "s", terminalId: "term-1" });
+          await child.waitForLine((line) => line.includes('"id":2'), "the exit status");
+          assert.equal(readFileSync(config, "utf8"), text);
+          assert.equal(existsSync(join(workspace, "inside")), true, "the workspace is writable");
+        } finally {
+          await child.dispose();
+        }
       });
     },
   );
