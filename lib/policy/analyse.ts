@@ -25,6 +25,8 @@ import type { Word } from "./words.ts";
 import { innerCommands, isWrapper } from "./wrappers.ts";
 import { environmentCode } from "./wrapper_places.ts";
 import { aliasesAnywhere, expandFollowingAliases, expandGlobalAliases } from "./aliases.ts";
+import { type Dialect, dialectOf, dialectReading } from "./dialects.ts";
+import { arithmeticNames, evaluatedNames } from "./arithmetic_names.ts";
 
 /** One program the line runs, with what rules need to match it. */
 export interface Analysed {
@@ -138,7 +140,24 @@ class Analyser {
     this.#homeMoved = this.#startupDirectory;
   }
 
-  line(text: string, via: string[], depth: number): void {
+  /**
+   * Checks a line of code; `dialect` when another shell than the one around
+   * reads it (`sh -c STRING`), else it is read as the text it stands in.
+   */
+  line(text: string, via: string[], depth: number, dialect?: Dialect): void {
+    const outer = this.#dialect;
+    if (dialect !== undefined) this.#dialect = dialect;
+    try {
+      this.#line(text, via, depth);
+    } finally {
+      this.#dialect = outer;
+    }
+  }
+
+  /** Who reads the line being checked: bash, or a shell that reads some constructs otherwise. */
+  #dialect: Dialect = "bash";
+
+  #line(text: string, via: string[], depth: number): void {
     if (depth > MAX_DEPTH) {
       this.unknown(`shell strings are nested more than ${MAX_DEPTH} deep`, via);
       return;
@@ -164,6 +183,11 @@ class Analyser {
       if (/=|<<<|\b(for|select|read|mapfile|readarray)\b/.test(text)) {
         this.analysis.values.push(...lineValues(root, this.context.home, this.analysis.variables));
       }
+      if (contents.arithmetic || /=|\b(for|printf|print|read|mapfile|readarray)\b/.test(text)) {
+        const names = arithmeticNames(root);
+        this.#evaluated.push(...names.evaluated);
+        this.#assembled.push(...names.assembled.map((name) => ({ name, via })));
+      }
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       // Thousands of nested groups or substitutions: too deep to walk, so unknown.
@@ -180,6 +204,11 @@ class Analyser {
       if (blanked !== joined) return this.line(blanked, via, depth + 1);
     }
     this.analysis.unknowns.push(...contents.unknowns);
+    if (this.#dialect !== "bash") {
+      const programs = contents.commands.map((found) => found.words[0]);
+      const reading = dialectReading(this.#dialect, text, programs);
+      if (reading !== null) this.unknown(reading, via);
+    }
     if (contents.arithmetic) {
       this.#arithmetic = true;
       const change = arithmeticLookupChange(text);
@@ -255,6 +284,10 @@ class Analyser {
    * variable name is taken (`unset`, `[[ -v ]]`, `read`, `printf -v`, `declare`).
    */
   finish(): void {
+    if (this.#arithmetic && !this.#builtChecked) {
+      this.#builtChecked = true;
+      this.#builtValues();
+    }
     const quoted = this.#quoted.splice(0).filter(({ text }) =>
       this.#arithmetic || SUBSCRIPT.test(text)
     );
@@ -263,6 +296,39 @@ class Analyser {
     }
     // Text those checks turned up is checked too (the flag stays set).
     if (this.#quoted.length > 0) this.finish();
+  }
+
+  /** Names arithmetic evaluates in the line, at any depth. */
+  readonly #evaluated: string[] = [];
+  /** Variables the line gives a value built from several values, at any depth. */
+  readonly #assembled: { name: string; via: string[] }[] = [];
+  #builtChecked = false;
+
+  /**
+   * The line evaluates arithmetic: a value it gives a variable that holds a
+   * substitution (`z=a[\$'(touch m)]'`, one word of several quoted pieces) is
+   * checked as run; a variable arithmetic evaluates whose value the line
+   * builds from several values (`z=$x$y; echo $((z))`) is unknown, as a
+   * subscript with a substitution may form only where the pieces meet.
+   */
+  #builtValues(): void {
+    for (const values of this.analysis.variables.values()) {
+      for (const text of values) {
+        if (text !== null && /\$\(|`/.test(text)) this.#quoted.push({ text, via: [], depth: 0 });
+      }
+    }
+    const evaluated = evaluatedNames(
+      this.#evaluated,
+      this.analysis.variables,
+      this.analysis.values,
+    );
+    const built = this.#assembled.find(({ name }) => evaluated.has(name));
+    if (built !== undefined) {
+      this.unknown(
+        `arithmetic evaluates "${built.name}", whose value the line builds from several values: a subscript in it may run a substitution, which cannot be checked`,
+        built.via,
+      );
+    }
   }
 
   /** Files the line writes to by redirection. */
@@ -371,6 +437,7 @@ class Analyser {
       return;
     }
     const inners = innerCommands(words, name);
+    const reads = (stdin: boolean) => dialectOf(name, words, stdin);
     if (open && inners.length === 0) {
       // `echo touch m | xargs env`: the program env runs is read from the input.
       this.unknown(
@@ -392,13 +459,13 @@ class Analyser {
         if (inner.text.dynamic) {
           this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);
         } else {
-          this.line(inner.text.text, [...via, inner.via], depth + 1);
+          this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false));
         }
       } else if (inner.kind === "file") {
         const place = this.#changedDirectory && !inner.path.text.startsWith("/")
           ? "file" // Where a relative path leads is not known (#scriptFile says so).
           : scriptPlace(inner.path.text, this.context.cwd);
-        if (place === "stdin") this.#standardInput(inner.via, stdin, via, depth);
+        if (place === "stdin") this.#standardInput(inner.via, stdin, via, depth, reads(true));
         else if (place === "file") this.#scriptFile(inner.path.text, inner.via, via);
         else {
           this.unknown(
@@ -407,7 +474,7 @@ class Analyser {
           );
         }
       } else if (inner.kind === "stdin") {
-        this.#standardInput(inner.via, stdin, via, depth);
+        this.#standardInput(inner.via, stdin, via, depth, reads(true));
       } else if (inner.kind === "chdir") {
         this.#changedDirectory = true;
       } else if (inner.kind === "startup") {
@@ -451,9 +518,15 @@ class Analyser {
   }
 
   /** A shell reading its commands from standard input: a here-document's or here-string's literal text is checked. */
-  #standardInput(shell: string, stdin: Word | undefined, via: string[], depth: number): void {
+  #standardInput(
+    shell: string,
+    stdin: Word | undefined,
+    via: string[],
+    depth: number,
+    dialect: Dialect,
+  ): void {
     if (stdin !== undefined && !stdin.dynamic) {
-      this.line(stdin.text, [...via, `${shell} <<`], depth + 1);
+      this.line(stdin.text, [...via, `${shell} <<`], depth + 1, dialect);
     } else {
       this.unknown(
         `${shell} reads the commands it runs from standard input, so they cannot be checked`,

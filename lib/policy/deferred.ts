@@ -13,6 +13,7 @@
 
 import { isLookupVariable } from "./lookup.ts";
 import type { Word } from "./words.ts";
+import { optionAssignment, promptArguments, readingChanges } from "./shell_options.ts";
 
 /** What a builtin's words store or run later. */
 export type Deferred =
@@ -45,6 +46,11 @@ const SUBSTITUTION = /[$`]|[<>]\(/;
  * for the shell to run later, or why it cannot be known.
  */
 export function deferredCode(words: Word[]): Deferred[] {
+  return [...readingChanges(words), ...promptArguments(words), ...laterCode(words)];
+}
+
+/** What `words` keep for the shell to run later (trap, alias, complete -C...). */
+function laterCode(words: Word[]): Deferred[] {
   const name = words[0]?.text;
   if (name === "trap") return trapCode(words);
   if (name === "alias") return aliasCode(words);
@@ -342,6 +348,8 @@ const CODE_VARIABLES: Record<string, "code" | "prompt" | "file" | "options"> = {
  * the file BASH_ENV or ENV names.
  */
 export function deferredAssignment(name: string, value: Word | undefined): Deferred[] {
+  const option = optionAssignment(name, value);
+  if (option !== null) return [option];
   const kind = CODE_VARIABLES[name.replace(/\[.*$/, "")];
   if (kind === undefined) return [];
   const base = name.replace(/\[.*$/, "");

@@ -129,6 +129,8 @@ const QUOTED: Record<string, boolean> = {
   // Double-quoted and plain words hold such text only where the line escapes a `$`.
   word: false,
   string: false,
+  // Pieces joined in one word: `'a[$''(touch m)]'` holds what neither piece holds.
+  concatenation: true,
 };
 
 interface State {
@@ -155,9 +157,11 @@ function visit(node: SyntaxNode, via: string[], state: State): void {
   const quoted = QUOTED[type];
   if (quoted !== undefined && (quoted || state.escapes) && /[$`]/.test(node.text)) {
     // What the parser reads as a substitution is checked already; text that is not one is kept.
-    const text = wordOf(node, state.home).text;
+    const word = wordOf(node, state.home);
+    const text = word.text;
     if (
-      /\$\(|`/.test(text) && node.namedChildren.every((c) => c?.type !== "command_substitution")
+      /\$\(|`/.test(text) && node.namedChildren.every((c) => c?.type !== "command_substitution") &&
+      !(type === "concatenation" && word.dynamic)
     ) {
       state.quotedCode.push({ text, via });
     }

@@ -1,0 +1,164 @@
+/**
+ * Variables that arithmetic evaluates, and variables a line builds from
+ * several values. bash evaluates a variable named in arithmetic (`$((z))`,
+ * `let z`, `declare -i z`) as an expression, running the substitutions in an
+ * array subscript of its value; a value the line puts together from pieces
+ * (`x='a[$'; y='(touch m)]'; z=$x$y`) may hold one that no piece holds.
+ * @module
+ */
+
+import type { SyntaxNode } from "./parser.ts";
+
+/** What a parsed line says about arithmetic and the values it builds. */
+export interface ArithmeticNames {
+  /** Names (and other identifiers) in the text arithmetic evaluates. */
+  evaluated: string[];
+  /** Variables given a value built from more than one value (`z=$x$y`, `z+=...`, `printf -v z`). */
+  assembled: string[];
+}
+
+/** Node types whose text bash evaluates as arithmetic. */
+const ARITHMETIC = new Set(["arithmetic_expansion"]);
+
+/** `[[ ]]` operators whose operands are evaluated as arithmetic. */
+const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+
+/** Expansions whose value is whole and plain: one parameter, as it is. */
+const PLAIN = new Set(["simple_expansion"]);
+
+/** Node types whose value is a number or the output of a program (known only when it runs). */
+const OPAQUE = new Set(["arithmetic_expansion", "command_substitution", "process_substitution"]);
+
+/** The names arithmetic evaluates and the variables built from pieces, in a parsed line. */
+export function arithmeticNames(root: SyntaxNode): ArithmeticNames {
+  const found: ArithmeticNames = { evaluated: [], assembled: [] };
+  const evaluate = (text: string) => found.evaluated.push(...identifiers(text));
+  const visit = (node: SyntaxNode) => {
+    const type = node.type;
+    if (type === "c_style_for_statement") {
+      // The `((...))` before the body.
+      const body = node.childForFieldName("body");
+      evaluate(node.text.slice(0, body === null ? undefined : body.startIndex - node.startIndex));
+    } else if (
+      ARITHMETIC.has(type) || (type === "compound_statement" && node.text.startsWith("(("))
+    ) {
+      evaluate(node.text);
+    } else if (type === "subscript") {
+      evaluate(node.text.slice(node.text.indexOf("[")));
+    } else if (type === "test_operator" && ARITHMETIC_TESTS.has(node.text)) {
+      evaluate(node.parent?.text ?? "");
+    } else if (type === "expansion") {
+      // `${s:OFFSET:LENGTH}` evaluates OFFSET and LENGTH; `${z:=VALUE}` assigns z.
+      const offset = /^\$\{[^}:]*:([^-=?+][^]*)$/.exec(node.text)?.[1];
+      if (offset !== undefined) evaluate(offset);
+      const assigned = /^\$\{(\w+):?=/.exec(node.text)?.[1];
+      if (assigned !== undefined && node.namedChildren.slice(1).some((c) => c && built(c))) {
+        found.assembled.push(assigned);
+      }
+    } else if (type === "variable_assignment") {
+      const name = node.childForFieldName("name");
+      const value = node.childForFieldName("value");
+      const base = name?.type === "subscript" ? name.namedChild(0)?.text : name?.text;
+      const append = name !== null && node.text.slice(name.text.length).startsWith("+=");
+      if (base !== undefined && (append || (value !== null && built(value)))) {
+        found.assembled.push(base);
+      }
+    } else if (type === "declaration_command") {
+      // `declare -i z`: every later assignment to z is evaluated.
+      if (node.namedChildren.some((c) => c?.type === "word" && /^[-+]\w*i/.test(c.text))) {
+        for (const child of node.namedChildren) {
+          if (child?.type === "variable_name" || child?.type === "word") evaluate(child.text);
+          else if (child?.type === "variable_assignment") {
+            evaluate(child.childForFieldName("name")?.text ?? "");
+          }
+        }
+      }
+    } else if (type === "for_statement") {
+      const values = node.childrenForFieldName("value");
+      const name = node.childForFieldName("variable")?.text;
+      if (name !== undefined && values.some((v) => v !== null && built(v))) {
+        found.assembled.push(name);
+      }
+    } else if (type === "command") command(node, found);
+    for (const child of node.namedChildren) if (child !== null) visit(child);
+  };
+  visit(root);
+  return found;
+}
+
+/** Builtins that set the variables their words name from their input. */
+const READERS = new Set(["read", "mapfile", "readarray"]);
+
+/** `let EXPR`, `printf -v NAME`, `read NAME <<< "$x$y"`. */
+function command(node: SyntaxNode, found: ArithmeticNames): void {
+  const words = node.namedChildren.filter((c): c is SyntaxNode =>
+    c !== null && c.type !== "variable_assignment" && !c.type.endsWith("redirect")
+  ).map((c) => c.text);
+  const name = words.findIndex((w) => w !== "builtin" && w !== "command");
+  const program = words[name];
+  if (program === "let") found.evaluated.push(...identifiers(words.slice(name + 1).join(" ")));
+  const variable = words.findIndex((w, i) => i > name && /^-[a-zA-Z]*v$/.test(w));
+  if ((program === "printf" || program === "print") && variable > 0) {
+    found.assembled.push(...identifiers(words[variable + 1] ?? ""));
+  }
+  if (READERS.has(program ?? "")) {
+    const fed = node.namedChildren.some((c) =>
+      c?.type === "herestring_redirect" && c.namedChildren.some((v) => v !== null && built(v))
+    );
+    if (fed) found.assembled.push(...words.slice(name + 1).filter((w) => !/^-/.test(w)));
+  }
+}
+
+/**
+ * Whether a value node is put together from more than one value, one of
+ * them a parameter (`$x$y`, `"a[$x"`, `${x/a/b}`); a single plain expansion
+ * (`$x`), a number (`$((n+1))`) or a program's output is not.
+ */
+function built(node: SyntaxNode): boolean {
+  if (OPAQUE.has(node.type)) return false;
+  if (PLAIN.has(node.type)) return false;
+  if (node.type === "expansion") return !/^\$\{\w+\}$/.test(node.text);
+  const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null);
+  if (node.type === "array") return parts.some(built);
+  const expansions = parts.filter((c) => PLAIN.has(c.type) || c.type === "expansion");
+  if (expansions.some(built)) return true;
+  if (expansions.length === 0) return parts.some(built);
+  // Text beside the expansion: a literal piece, or a quoted one (`"a[$x"` reads as one string).
+  return parts.length > 1 || node.text !== expansions[0].text &&
+      node.text !== `"${expansions[0].text}"`;
+}
+
+/** The identifiers in a text (names arithmetic would look up). */
+export function identifiers(text: string): string[] {
+  return text.match(/[A-Za-z_]\w*/g) ?? [];
+}
+
+/**
+ * Every name arithmetic may evaluate: those it names, and the names in their
+ * values (`w=z; echo $((w))` evaluates z too). A name whose value the line
+ * does not give (read from input, set at run time) may hold any text the
+ * line feeds (`read r <<< z`), so the names in those are added.
+ * @param values the texts the line sets or feeds (assignments, here-strings, `for` lists)
+ */
+export function evaluatedNames(
+  names: string[],
+  variables: Map<string, (string | null)[]>,
+  values: { text: string; dynamic: boolean }[],
+): Set<string> {
+  const found = new Set<string>();
+  const pending = [...names];
+  let fed = false;
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (found.has(name)) continue;
+    found.add(name);
+    const given = variables.get(name);
+    if (given === undefined || given.includes(null)) {
+      if (fed) continue;
+      fed = true;
+      for (const value of values) if (!value.dynamic) pending.push(...identifiers(value.text));
+    }
+    for (const value of given ?? []) if (value !== null) pending.push(...identifiers(value));
+  }
+  return found;
+}

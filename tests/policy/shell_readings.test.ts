@@ -1,0 +1,202 @@
+/**
+ * Shells that read a string otherwise than bash's grammar, which the parser
+ * knows: dash (`sh` here) has no `$'...'` nor `&>` (`sh -c 'command -v
+ * &>/dev/null touch m'` ran touch in dash, reproduced through the binary); an
+ * interactive shell with interactive_comments off runs what follows a `#`
+ * (`bash -ic` after `shopt -u interactive_comments` ran touch); zsh's
+ * brace_ccl makes `{t}ouch` touch and `print -P` runs substitutions under
+ * prompt_subst (both ran touch in a zsh session); and arithmetic evaluates
+ * a value the line builds from pieces (`x='a[$'; y='(touch m)]'; z=$x$y;
+ * echo $((z))` ran touch). Each must be asked about or denied; honest lines
+ * stay allowed.
+ * @module
+ */
+
+import { createPolicy } from "../../lib/policy/mod.ts";
+import { describeAllowed, describeAsked, describeDenied } from "./_verdicts.ts";
+
+const CONTEXT = { cwd: "/tmp", env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
+const policy = () => createPolicy({ deny: ["touch"] });
+
+describeAsked(
+  "policy: a POSIX shell's string holding a construct dash reads otherwise than bash is asked about",
+  policy,
+  CONTEXT,
+  [
+    ["&> (dash: `&` then `>`)", "sh -c 'command -v &>/dev/null touch m'", /&>/],
+    [
+      "$'...' (dash: `$` and a quoted backslash)",
+      `sh -c "echo \\$'\\\\' ; touch m ; echo ' x \\\\'"`,
+      /\$'/,
+    ],
+    ["dash -c", "dash -c 'command -v &>/dev/null touch m'", /POSIX shell/],
+    ["/bin/sh -c", "/bin/sh -c 'x |& y'", /\|&/],
+    ["here-string", "sh -c 'cat <<< x'", /<<</],
+    ["process substitution", "sh -c 'diff <(a) <(b)'", /process substitution/],
+    ["[[ ]] (dash: a command, && outside it)", "sh -c '[[ -f x && -n y ]]'", /\[\[/],
+    ["(( )) (dash: nested subshells)", "sh -c 'echo $( ((x)) )'", /\(\(/],
+    ["function NAME", "sh -c 'function f { :; }'", /function/],
+    ["brace expansion", "sh -c 'echo {a,b}'", /brace expansion/],
+    ["bash's parameter expansion", "sh -c 'echo ${x:0:1}'", /parameter expansion/],
+    ["indirect expansion", "sh -c 'echo ${!x}'", /parameter expansion/],
+    ["arrays", "sh -c 'a=(1 2)'", /arrays/],
+    ["+= (dash: a command word)", "sh -c 'x+=y'", /\+=/],
+    ["case fall-through", "sh -c 'case a in a) :;& b) :;; esac'", /fall-through/],
+    ["{fd}> redirection", "sh -c 'exec {fd}>f'", /descriptors/],
+    ["$[...]", "sh -c 'echo $[1+1]'", /\$\[/],
+    ["a bash builtin dash runs from PATH", "sh -c 'help m'", /no builtin "help"/],
+    ["watch (sh -c)", "watch 'command -v &>/dev/null touch m'", /POSIX shell/],
+    ["sg (/bin/sh -c)", "sg users 'command -v &>/dev/null touch m'", /POSIX shell/],
+    ["find -exec sh -c", "find . -exec sh -c 'x &>/dev/null' _ {} \\;", /&>/],
+    ["xargs sh -c", "xargs sh -c 'x &>/dev/null'", /&>/],
+    ["sh reading a here-document", "sh <<'EOF'\necho $'x'\nEOF", /\$'/],
+    ["trap code dash runs later", `sh -c "trap 'echo \\$'\\"'\\"'x' EXIT"`, /\$'/],
+  ],
+  { unknown: true },
+);
+
+describeAllowed("policy: POSIX strings read alike by dash and bash stay allowed", policy, CONTEXT, [
+  "sh -c 'cd x && make'",
+  "sh -c 'echo \"$HOME\"'",
+  "find . -exec sh -c 'wc -l \"$1\"' _ {} \\;",
+  "find . -name '*.c' -exec sh -c 'gcc -c \"$0\" -o \"${0%.c}.o\"' {} \\;",
+  "sh -c 'ls 2>&1 | grep x >/dev/null'",
+  'sh -c \'for f in *.txt; do mv "$f" "${f%.txt}.md"; done\'',
+  "sh -c 'x=$((1+2)); echo $x ${#x} ${x:-none}'",
+  "sh -c 'echo $(((1+2)*3))'",
+  "sh -c 'grep \"[[:space:]]\" f'",
+  "sh -c \"awk '{print \\$1, \\$2}' f\"",
+  "watch -n1 'ls -la | wc -l'",
+  "xargs -n1 sh -c 'echo $1' _",
+  "bash -c 'cmd &>/dev/null'",
+  "bash -c '[[ -f x ]] && echo {a,b}'",
+]);
+
+describeDenied(
+  "policy: a denied program in a POSIX shell's string is still denied",
+  policy,
+  CONTEXT,
+  [
+    ["sh -c", "sh -c 'cd x && touch m'", "touch"],
+    ["watch", "watch 'touch m'", "touch"],
+  ],
+);
+
+describeAsked(
+  "policy: a line that turns interactive_comments off (a # then starts no comment) is asked about",
+  policy,
+  CONTEXT,
+  [
+    [
+      "bash -ic after shopt -u",
+      "bash -ic 'shopt -u interactive_comments\necho a # ; touch m'",
+      /interactive_comments off/,
+    ],
+    [
+      "set +o",
+      "bash -ic 'set +o interactive-comments\necho a # ; touch m'",
+      /interactive_comments/,
+    ],
+    [
+      "bash +O on its command line",
+      "bash -i +O interactive_comments -c 'echo a # ; touch m'",
+      /off/,
+    ],
+    ["zsh's unsetopt", "unsetopt interactivecomments", /interactive_comments off/],
+    ["zsh's setopt no_", "setopt NO_INTERACTIVE_COMMENTS", /interactive_comments off/],
+    ["zsh's set +k", "set +k", /interactive_comments off/],
+    ["emulate -R (options reset)", "emulate -R zsh", /resets the shell's options/],
+    ["options given at run time", "unsetopt $o", /known only when the line runs/],
+    ["options array", "options[interactivecomments]=off", /sets zsh options/],
+    ["interactive zsh reading a here-document", "zsh -i <<'EOF'\necho a # ; touch m\nEOF", /#/],
+  ],
+  { unknown: true },
+);
+
+describeAllowed("policy: option lines that leave comments alone stay allowed", policy, CONTEXT, [
+  "set -euo pipefail; ls",
+  "set -- a b",
+  "shopt -s nullglob; ls *.c",
+  "shopt -u nullglob",
+  "setopt extendedglob",
+  "emulate -L zsh; ls",
+  "zsh -ic 'echo a # b'",
+  "zsh <<'EOF'\necho a # b\nEOF",
+  "bash -ic 'echo a # b'",
+]);
+
+describeAsked(
+  "policy: zsh's brace_ccl turned on and print -P given substitutions are asked about",
+  policy,
+  CONTEXT,
+  [
+    ["setopt braceccl", "setopt braceccl; env {t}ouch m", /brace_ccl on/],
+    ["setopt BRACE_CCL", "setopt BRACE_CCL", /brace_ccl on/],
+    ["unsetopt no_brace_ccl", "unsetopt no_brace_ccl", /brace_ccl on/],
+    ["set -o braceccl", "set -o braceccl", /brace_ccl on/],
+    ["zsh -o braceccl", "zsh -o braceccl -c 'env {t}ouch m'", /brace_ccl on/],
+    ["zsh --braceccl", "zsh --braceccl -c 'env {t}ouch m'", /brace_ccl on/],
+    ["emulate with -o", "emulate zsh -o braceccl -c 'env {t}ouch m'", /brace_ccl on/],
+    ["options array", "options[braceccl]=on", /sets zsh options/],
+    ["options array pairs", "options=(braceccl on)", /sets zsh options/],
+    ["print -P", "setopt promptsubst; print -P '$(touch m)'", /print -P/],
+    ["print -rP", "print -rP '`touch m`'", /print -P/],
+    ["print -P of a variable", 'print -P "%F{red}$msg%f"', /print -P/],
+  ],
+  { unknown: true },
+);
+
+describeAllowed("policy: zsh lines without those stay allowed", policy, CONTEXT, [
+  "setopt no_brace_ccl",
+  "setopt interactive_comments",
+  "print -P '%F{red}error%f'",
+  'print "$msg"',
+  "print -r -- '$(not prompt-expanded)'",
+  'options=(-a -b); ls "${options[@]}"',
+]);
+
+describeAsked(
+  "policy: arithmetic evaluating a value the line builds from pieces is asked about",
+  policy,
+  CONTEXT,
+  [
+    ["two variables", "x='a[$'; y='(touch m)]'; z=$x$y; echo $((z))", /builds from several/],
+    ["a variable and a quoted piece", "x='a[$'; z=$x'(touch m)]'; ((z))", /builds from several/],
+    ["+=", "x='a[$'; y='(touch m)]'; z=$x; z+=$y; [[ z -eq 1 ]]", /builds from several/],
+    [
+      "printf -v",
+      "x='a[$'; y='(touch m)]'; printf -v z '%s%s' \"$x\" \"$y\"; let z",
+      /builds from several/,
+    ],
+    ["read from a here-string", "x='a[$'; y='(touch m)]'; read z <<< \"$x$y\"; echo $((z))", /"z"/],
+    ["through another name", "x='a[$'; y='(touch m)]'; z=$x$y; w=z; echo $((w))", /"z"/],
+    ["declare -i", "x='a[$'; y='(touch m)]'; declare -i z=$x$y", /builds from several/],
+    ["in a child bash", "x='a[$'; y='(touch m)]'; export z=$x$y; bash -c 'echo $((z))'", /"z"/],
+  ],
+  { unknown: true },
+);
+
+describeDenied(
+  "policy: pieces joined in one word are checked as arithmetic runs them",
+  policy,
+  CONTEXT,
+  [
+    ["let of two quoted pieces", "let 'a[$''(touch m)]'", "touch"],
+    ["an escaped $ before a quoted piece", "z=a[\\$'(touch m)]'; echo $((z))", "touch"],
+  ],
+);
+
+describeAllowed(
+  "policy: arithmetic on values the line does not assemble stays allowed",
+  policy,
+  CONTEXT,
+  [
+    "n=$(wc -l < f); echo $((n+1))",
+    'for ((i=0;i<3;i++)); do f="$dir/$i.txt"; cp x "$f"; done',
+    'total=0; for f in *.txt; do n=$(wc -l < "$f"); total=$((total+n)); done; echo $total',
+    "start=$(date +%s); make; end=$(date +%s); echo $((end-start))",
+    'v="$major.$minor"; echo $((major+1))',
+    "arr=(a b c); echo ${arr[1]} ${#arr[@]}",
+    "echo 'it''s'",
+  ],
+);
