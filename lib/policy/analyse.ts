@@ -6,14 +6,14 @@
  */
 
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { deferredCode } from "./deferred.ts";
 import { extractCommands, type LineContents } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { lineValues } from "./line_values.ts";
 import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
-import { isBuiltin, programNames } from "./resolve.ts";
+import { isBuiltin, programNames, realFile } from "./resolve.ts";
 import { gitByName, isMultiCall } from "./called_as.ts";
 import { onlyReads } from "./read_only.ts";
 import { scriptPlace } from "./script_files.ts";
@@ -22,7 +22,8 @@ import { joinContinuations } from "./continuations.ts";
 import type { ProgramNames } from "./rules.ts";
 import type { ShellState } from "./types.ts";
 import type { Word } from "./words.ts";
-import { innerCommands, isWrapper } from "./wrappers.ts";
+import { innerCommands, isWrapper, type WrapperPath } from "./wrappers.ts";
+import { isSystemPath, SHELL_DEFAULT_PATH, STANDARD_PATH } from "./wrapper_paths.ts";
 import { environmentCode } from "./wrapper_places.ts";
 import { aliasesAnywhere, expandFollowingAliases, expandGlobalAliases } from "./aliases.ts";
 import { type Dialect, dialectOf, dialectReading } from "./dialects.ts";
@@ -97,6 +98,17 @@ const OPAQUE: Record<string, string> = {
   ".": ". runs a file whose contents are not checked",
 };
 
+/** What tells a command found twice (under two PATHs) from another. */
+function commandKey(command: Analysed): string {
+  return [command.via.join(">"), command.resolved ?? "", ...command.words.map((w) => w.text)]
+    .join("\0");
+}
+
+/** What tells an unknown found twice from another. */
+function unknownKey(unknown: Analysis["unknowns"][number]): string {
+  return `${unknown.via.join(">")}\0${unknown.reason}`;
+}
+
 /** An analysis that has found nothing yet. */
 function emptyAnalysis(): Analysis {
   return { commands: [], unknowns: [], functions: [], values: [], variables: new Map() };
@@ -135,6 +147,7 @@ class Analyser {
     readonly context: AnalysisContext,
     readonly analysis: Analysis,
   ) {
+    this.#path = context.path;
     // An earlier line moved HOME: any shell's start-up files are someone else's.
     this.#startupDirectory = context.shellState?.homeMoved === true;
     this.#homeMoved = this.#startupDirectory;
@@ -346,7 +359,10 @@ class Analyser {
       ...this.#redirected,
       ...this.analysis.commands.flatMap((c) => c.words.slice(1)).filter((w) => !programs.has(w)),
     ];
-    const dirs = writablePathDirs(this.context.path, cwd);
+    const dirs = new Set(writablePathDirs(this.context.path, cwd));
+    for (const path of this.#givenPaths) {
+      for (const dir of writablePathDirs(path, cwd)) dirs.add(dir);
+    }
     const names = new Set(
       [...programs].filter((w) => !w.dynamic && !w.text.includes("/")).map((w) => w.text),
     );
@@ -383,6 +399,8 @@ class Analyser {
   readonly #commandNames = new Set<string>();
 
   command(words: Word[], via: string[], open: boolean, stdin: Word | undefined, depth: number) {
+    const path = this.#lookup ?? this.#path;
+    this.#lookup = undefined;
     if (words.length === 0) return;
     let first = words[0];
     if (first.dynamic) {
@@ -404,10 +422,19 @@ class Analyser {
     if (!this.#startupDirectory && words.some((w) => STARTUP_VARIABLE.test(w.text))) {
       this.#startupDirectory = true;
     }
-    const program = programNames(first.text, this.context);
+    const program = programNames(first.text, { cwd: this.context.cwd, path });
     const entry: Analysed = { words, via, program, open };
     if (program.real !== null) entry.resolved = program.real;
     this.analysis.commands.push(entry);
+    if (
+      this.#given && program.real === null && !first.text.includes("/") && !isBuiltin(first.text)
+    ) {
+      // `env PATH=DIR ls`: the line may put ls into DIR first.
+      this.unknown(
+        `"${first.text}" is not found in the PATH a wrapper gives it, so what it will be cannot be known`,
+        via,
+      );
+    }
     this.#whereItRuns(first.text, program.real, words, via);
     const git = gitByName(program.names[0], words);
     if (git !== null) this.command(git, [...via, first.text], open, stdin, depth + 1);
@@ -451,15 +478,19 @@ class Analyser {
       if (inner.kind === "argv") {
         // What xargs appends reaches the program the wrapper runs.
         const innerOpen = (inner.open ?? false) || open;
-        this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
-        if (inner.argv0 !== undefined) {
-          this.#calledAs(inner.argv0, inner.words, [...via, inner.via], innerOpen, depth + 1);
-        }
+        this.#withPath(inner, true, () => {
+          this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
+          if (inner.argv0 !== undefined) {
+            this.#calledAs(inner.argv0, inner.words, [...via, inner.via], innerOpen, depth + 1);
+          }
+        });
       } else if (inner.kind === "script") {
         if (inner.text.dynamic) {
           this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);
         } else {
-          this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false));
+          this.#withPath(inner, false, () => {
+            this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false));
+          });
         }
       } else if (inner.kind === "file") {
         const place = this.#changedDirectory && !inner.path.text.startsWith("/")
@@ -493,12 +524,74 @@ class Analyser {
     }
   }
 
+  /** The PATH the commands found here run with (a wrapper may have set another than the line's). */
+  #path: string;
+  /** The PATH the next command's program is found in, when only its wrapper's search differs. */
+  #lookup: string | undefined;
+
+  /**
+   * Runs `analyse` once for each PATH a wrapper may give what it runs
+   * (`env -i`: none, so execvp searches the standard path and a shell sets
+   * its own; `sudo`: the line's or secure_path). An alternative that finds
+   * the same file as the first is skipped unless that file runs more code;
+   * what an alternative finds again is not listed twice.
+   */
+  #withPath(
+    inner: { path?: WrapperPath[]; lookup?: string; words?: Word[] },
+    program: boolean,
+    analyse: () => void,
+  ): void {
+    const saved = this.#path;
+    const given = this.#given;
+    const paths = inner.path === undefined ? [undefined] : [...new Set(inner.path)];
+    const { commands, unknowns } = this.analysis;
+    const start = { commands: commands.length, unknowns: unknowns.length };
+    let first: string | null | undefined;
+    for (const [i, path] of paths.entries()) {
+      const lookup = inner.lookup ?? (program && path === null ? STANDARD_PATH : undefined);
+      this.#path = path === undefined ? saved : path ?? SHELL_DEFAULT_PATH;
+      const word = inner.words?.[0];
+      if (word !== undefined && !word.dynamic) {
+        const real = realFile(word.text, { cwd: this.context.cwd, path: lookup ?? this.#path });
+        if (i === 0) first = real;
+        else if (real === first && (real === null || !isWrapper(basename(real)))) continue;
+      }
+      if (typeof path === "string" && !isSystemPath(path)) {
+        this.#given = true;
+        this.#givenPaths.add(path);
+      }
+      const known = i === 0 ? null : {
+        commands: new Set(commands.slice(start.commands).map(commandKey)),
+        unknowns: new Set(unknowns.slice(start.unknowns).map(unknownKey)),
+      };
+      const end = { commands: commands.length, unknowns: unknowns.length };
+      this.#lookup = program ? lookup : undefined;
+      analyse();
+      this.#given = given;
+      if (known === null) continue;
+      commands.push(
+        ...commands.splice(end.commands).filter((c) => !known.commands.has(commandKey(c))),
+      );
+      unknowns.push(
+        ...unknowns.splice(end.unknowns).filter((u) => !known.unknowns.has(unknownKey(u))),
+      );
+    }
+    this.#lookup = undefined;
+    this.#path = saved;
+  }
+
+  /** The commands found here are looked up in a PATH the line gives (`env PATH=DIR`). */
+  #given = false;
+  /** The PATHs the line gives its wrappers' programs: files the line writes there count too. */
+  readonly #givenPaths = new Set<string>();
+
   /**
    * A program called by another name (`exec -a NAME PROG ...`): a multi-call
    * program (git, busybox) does what NAME says, so `NAME ...` is judged too.
    */
   #calledAs(name: Word, words: Word[], via: string[], open: boolean, depth: number): void {
-    if (words[0].dynamic || !isMultiCall(programNames(words[0].text, this.context).names)) return;
+    const context = { cwd: this.context.cwd, path: this.#path };
+    if (words[0].dynamic || !isMultiCall(programNames(words[0].text, context).names)) return;
     if (name.dynamic) {
       this.unknown(
         `${via.at(-1)} calls ${

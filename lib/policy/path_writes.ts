@@ -68,7 +68,8 @@ export function mayWriteInto(
   names: Set<string>,
   context: { cwd: string; home: string },
 ): boolean {
-  if (dirs.size === 0) return false;
+  // `env PATH=/usr/bin ls`: directories to search, not a file written.
+  if (dirs.size === 0 || word.text.startsWith("PATH=")) return false;
   const cwd = context.cwd;
   // `of=~/bin/ls`, `--output=~/bin/ls`: the value is a file too (bash expands `~` after `=`).
   const texts = [word.text];

@@ -27,13 +27,14 @@ export function changesRoot(via: string): Inner {
 
 /**
  * What the `NAME=value` words a wrapper gives its program carry (env's and
- * sudo's): a new PATH makes the program's file unknown; code (an exported
- * function, PROMPT_COMMAND, BASH_ENV, SHELLOPTS) is checked or unknown.
+ * sudo's): a new PATH makes the program's file unknown, unless the caller
+ * judges the program with it (`pathJudged`: env's known PATH=DIR); code (an
+ * exported function, PROMPT_COMMAND, BASH_ENV, SHELLOPTS) is checked or unknown.
  */
-export function assignmentsFor(assignments: Word[], via: string): Inner[] {
+export function assignmentsFor(assignments: Word[], via: string, pathJudged = false): Inner[] {
   // The name may be PATH when it is built at run time (`"$N"=DIR`).
   const names = assignments.map((w) => w.text.slice(0, w.text.indexOf("=")));
-  const path: Inner[] = names.some((name) => name === "PATH" || /[$`]/.test(name))
+  const path: Inner[] = names.some((name) => (name === "PATH" && !pathJudged) || /[$`]/.test(name))
     ? [{
       kind: "unknown",
       reason: `${via} changes PATH, so which file the program is cannot be known`,

@@ -17,14 +17,30 @@ import {
 import { splitEnvString } from "./env_split.ts";
 import { isLoader, loader, MORE_WRAPPERS, optionProgram } from "./wrappers_more.ts";
 import { assignmentsFor, changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
+import { loginPaths, SECURE_PATH, STANDARD_PATH } from "./wrapper_paths.ts";
+
+/** A PATH a wrapper gives its program: a value, null when unset, undefined when the line's. */
+export type WrapperPath = string | null | undefined;
 
 /** What a wrapper runs. */
 export type Inner =
   /** A program with its arguments; `open` when more arguments are added at run time (xargs). */
-  /** `argv0`: the name the program is called by, when not its word (`exec -a NAME`). */
-  | { kind: "argv"; words: Word[]; via: string; open?: boolean; argv0?: Word }
-  /** A shell command line to parse (`sh -c STRING`, `watch STRING`, `env -S STRING`). */
-  | { kind: "script"; text: Word; via: string }
+  /**
+   * `argv0`: the name the program is called by, when not its word (`exec -a NAME`).
+   * `path`: the PATHs it may run with, each judged (null: unset), when the wrapper sets
+   * another; `lookup`: the PATH the wrapper finds it in, when only that differs (`command -p`).
+   */
+  | {
+    kind: "argv";
+    words: Word[];
+    via: string;
+    open?: boolean;
+    argv0?: Word;
+    path?: WrapperPath[];
+    lookup?: string;
+  }
+  /** A shell command line to parse (`sh -c STRING`, `watch STRING`); `path` as for argv. */
+  | { kind: "script"; text: Word; via: string; path?: WrapperPath[] }
   /** A shell that reads its commands from standard input (or interactively). */
   | { kind: "stdin"; via: string }
   /** Something runs, but what cannot be known from the words. */
@@ -54,6 +70,8 @@ function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
   const login = operands.some((w) => w.text === "-") || seen.has("l") ||
     hasLongFlag(seen, "login");
   const place = login ? [movesDirectory(`${name} -l`)] : [];
+  // A login shell's PATH is the user's (login.defs), not the line's.
+  const path = login ? { path: loginPaths() } : {};
   const command = seen.get("c") ?? seen.get("command") ?? seen.get("session-command");
   const shell = seen.get("s") ?? seen.get("shell");
   if (typeof shell === "string") {
@@ -68,14 +86,16 @@ function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
       ...(typeof command === "string" ? [{ text: "-c", dynamic: false }, given(command)] : []),
       ...operands.filter((w) => w.text !== "-").slice(1),
     ];
-    return [...place, { kind: "argv", words: program, via: `${name} -s` }];
+    return [...place, { kind: "argv", words: program, via: `${name} -s`, ...path }];
   }
-  if (typeof command === "string") return [...place, scriptOf(words, command, `${name} -c`)];
+  if (typeof command === "string") {
+    return [...place, { ...scriptOf(words, command, `${name} -c`), ...path }];
+  }
   return [...place, { kind: "stdin", via: name }];
 }
 
 /** A command string an option gave (`-c STRING`), dynamic when its word was. */
-function scriptOf(words: Word[], text: string, via: string): Inner {
+function scriptOf(words: Word[], text: string, via: string): Inner & { kind: "script" } {
   const word = words.find((w) => w.text === text || w.text.endsWith(`=${text}`));
   return { kind: "script", text: { text, dynamic: word?.dynamic ?? false }, via };
 }
@@ -192,6 +212,33 @@ const OPAQUE_RUNNERS: Record<string, string> = {
   tcsh: "tcsh runs commands in its own language, which is not checked",
 };
 
+/**
+ * The PATH env gives its program, or undefined when it keeps the line's: a
+ * PATH= assignment's value (unknown when built at run time, or relative to a
+ * directory `-C` changed to), else none after `-i`, `-`, `-u PATH`.
+ */
+function envPath(
+  options: Word[],
+  seen: Map<string, string | true>,
+  assignments: Word[],
+  how: { moves: boolean; empty: boolean },
+): WrapperPath {
+  const set = assignments.filter((w) => w.text.startsWith("PATH="));
+  const last = set.at(-1);
+  if (last !== undefined) {
+    if (last.dynamic || assignments.some((w) => /^[^=]*[$`]/.test(w.text))) return undefined;
+    const value = last.text.slice("PATH=".length);
+    return how.moves && value.split(":").some((dir) => !dir.startsWith("/")) ? undefined : value;
+  }
+  const ignore = how.empty || seen.has("i") ||
+    [...seen.keys()].some((key) => key.length >= 2 && "ignore-environment".startsWith(key));
+  const unset = options.some((w, i) =>
+    w.text === "-uPATH" || /^--u[a-z]*=PATH$/.test(w.text) ||
+    (w.text === "PATH" && /^(-[a-zA-Z0-9]*u|--u[a-z]*)$/.test(options[i - 1]?.text ?? ""))
+  );
+  return ignore || unset ? null : undefined;
+}
+
 const ENV_OPTIONS = { values: "uCS", longValues: ["unset", "chdir", "split-string"] };
 
 /**
@@ -241,12 +288,22 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const place = seen.has("C") || seen.has("chdir") ? [movesDirectory(`${name} -C`)] : [];
     const split = seen.get("S") ?? seen.get("split-string");
     if (typeof split === "string") return [...splitString(words, name), ...place];
-    // `env PATH=DIR ls` finds ls in DIR: which file runs cannot be known from here.
-    const start = skipAssignments(words, index);
+    // `env - ls` is `env -i ls`.
+    const empty = words[index]?.text === "-" && !words[index].dynamic;
+    const start = skipAssignments(words, empty ? index + 1 : index);
+    const assignments = words.slice(empty ? index + 1 : index, start);
+    // `env PATH=DIR ls` finds ls in DIR; `env -i ls` and `env -u PATH ls` in the standard path.
+    const path = envPath(words.slice(0, index), seen, assignments, {
+      moves: place.length > 0,
+      empty,
+    });
+    const inner = argv(words, start, name);
     return [
       ...place,
-      ...assignmentsFor(words.slice(index, start), name),
-      ...argv(words, start, name),
+      ...assignmentsFor(assignments, name, path !== undefined),
+      ...(path === undefined || inner[0]?.kind !== "argv"
+        ? inner
+        : [{ ...inner[0], path: [path] }]),
     ];
   },
   sudo(words, name) {
@@ -278,7 +335,10 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     if ((seen.has("s") || seen.has("i")) && start >= words.length) {
       return [...place, { kind: "stdin", via: `${name} -${seen.has("s") ? "s" : "i"}` }];
     }
-    return [...place, ...argv(words, start, name)];
+    // With a secure_path in sudoers (Debian's and Ubuntu's), sudo finds the program there.
+    const inner = argv(words, start, name);
+    if (inner[0]?.kind !== "argv") return [...place, ...inner];
+    return [...place, { ...inner[0], path: [undefined, SECURE_PATH] }];
   },
   doas(words, name) {
     const { index, seen } = skipOptions(words, 1, { values: "uC" });
@@ -315,7 +375,10 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   command(words, name) {
     const { index, seen } = skipOptions(words, 1, {});
     if (seen.has("v") || seen.has("V")) return []; // Only says what a name is.
-    return argv(words, index, name);
+    const inner = argv(words, index, name);
+    // `command -p` finds the program in the standard path (`getconf PATH`), not PATH.
+    if (!seen.has("p") || inner[0]?.kind !== "argv") return inner;
+    return [{ ...inner[0], lookup: STANDARD_PATH }];
   },
   builtin: (words, name) => argv(words, 1, name),
   exec(words, name) {

@@ -14,6 +14,7 @@ import type { Word } from "./words.ts";
 import type { Inner } from "./wrappers.ts";
 import { argv, skipOptions } from "./wrapper_options.ts";
 import { changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
+import { RESET_PATHS } from "./wrapper_paths.ts";
 
 /** strace's long options that take the next word as their value (strace 6). */
 const STRACE_VALUES = [
@@ -135,7 +136,10 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
       ],
     });
     if (seen.has("d") || seen.has("dump")) return [];
-    return argv(words, index, name);
+    const inner = argv(words, index, name);
+    // `--reset-env` sets PATH for the user it runs as, then finds the program in it.
+    if (!hasLongFlag(seen, "reset-env") || inner[0]?.kind !== "argv") return inner;
+    return [{ ...inner[0], path: RESET_PATHS }];
   },
   setarch(words, name) {
     // `setarch ARCH [options] [program [args]]`; with no program, a shell.
