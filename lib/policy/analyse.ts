@@ -297,7 +297,7 @@ class Analyser {
    * variable name is taken (`unset`, `[[ -v ]]`, `read`, `printf -v`, `declare`).
    */
   finish(): void {
-    if (this.#arithmetic && !this.#builtChecked) {
+    if ((this.#arithmetic || this.#evaluated.length > 0) && !this.#builtChecked) {
       this.#builtChecked = true;
       this.#builtValues();
     }

@@ -80,9 +80,13 @@ export function arithmeticNames(root: SyntaxNode): ArithmeticNames {
         found.assembled.push(name);
       }
     } else if (type === "command") command(node, found);
+    else if (type === "redirected_statement") readDocument(node, found);
     for (const child of node.namedChildren) if (child !== null) visit(child);
   };
   visit(root);
+  // A subscript anywhere, quoted too: bash evaluates it wherever it takes a
+  // variable's name (`[[ -v b[z] ]]`, `read 'b[z]'`, `printf -v 'b[z]'`).
+  for (const subscript of root.text.matchAll(/[A-Za-z_]\w*\[([^\]]*)\]/g)) evaluate(subscript[1]);
   return found;
 }
 
@@ -106,6 +110,23 @@ function command(node: SyntaxNode, found: ArithmeticNames): void {
       c?.type === "herestring_redirect" && c.namedChildren.some((v) => v !== null && built(v))
     );
     if (fed) found.assembled.push(...words.slice(name + 1).filter((w) => !/^-/.test(w)));
+  }
+}
+
+/** `read z <<EOF` with expansions in the document: what z is given is put together. */
+function readDocument(node: SyntaxNode, found: ArithmeticNames): void {
+  const body = node.childForFieldName("body");
+  if (body?.type !== "command") return;
+  const name = body.childForFieldName("name")?.text ?? "";
+  if (!READERS.has(name)) return;
+  const fed = node.namedChildren.some((c) =>
+    c?.type === "heredoc_redirect" && /\$/.test(c.text) && !/^<<-?\s*["'\\]/.test(c.text)
+  );
+  if (!fed) return;
+  for (const word of body.namedChildren) {
+    if (word !== null && word.type !== "command_name" && !/^-/.test(word.text)) {
+      found.assembled.push(word.text);
+    }
   }
 }
 

@@ -34,11 +34,15 @@ const POSIX_SHELLS = new Set([
 ]);
 
 /**
- * Programs that hand a string to /bin/sh, or to `$SHELL` or a user's login
- * shell, either of which may be dash: `watch`, `sg`, `flock -c`, `script -c`,
- * `su -c`, `runuser -c`, `parallel`.
+ * Programs whose strings are read as bash reads them: bash itself, zsh and
+ * its builtins that run code (zsh reads most of bash's constructs as bash
+ * does; its own are checked wherever they stand), and env (`env -S` splits
+ * a string into words; no shell reads it). Every other program that hands
+ * a string to a shell (`watch`, `sg`, `flock -c`, `script -c`, `su -c`,
+ * `parallel`) gives it to /bin/sh, `$SHELL` or a user's login shell, any of
+ * which may be dash.
  */
-const POSIX_RUNNERS = new Set(["watch", "sg", "flock", "script", "su", "runuser", "parallel"]);
+const BASH_READERS = new Set(["bash", "rbash", "zsh", "emulate", "sched", "zpty", "env"]);
 
 /**
  * The dialect a wrapper's string is read in.
@@ -47,9 +51,8 @@ const POSIX_RUNNERS = new Set(["watch", "sg", "flock", "script", "su", "runuser"
  * @param stdin whether the shell reads the string from its standard input (not `-c`)
  */
 export function dialectOf(name: string, words: Word[], stdin: boolean): Dialect {
-  if (POSIX_SHELLS.has(name) || POSIX_RUNNERS.has(name)) return "posix";
   if (name === "zsh" && stdin && interactiveZsh(words)) return "interactive-zsh";
-  return "bash";
+  return POSIX_SHELLS.has(name) || !BASH_READERS.has(name) ? "posix" : "bash";
 }
 
 /** A zsh started interactive (`-i`, `-o interactive`, `--interactive`): the options before its operands. */

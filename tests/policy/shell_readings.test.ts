@@ -49,6 +49,8 @@ describeAsked(
     ["sg (/bin/sh -c)", "sg users 'command -v &>/dev/null touch m'", /POSIX shell/],
     ["find -exec sh -c", "find . -exec sh -c 'x &>/dev/null' _ {} \\;", /&>/],
     ["xargs sh -c", "xargs sh -c 'x &>/dev/null'", /&>/],
+    ["flock -c (sh or $SHELL)", "flock f -c 'x &>/dev/null'", /POSIX shell/],
+    ["behind sudo", "sudo sh -c 'x &>/dev/null'", /POSIX shell/],
     ["sh reading a here-document", "sh <<'EOF'\necho $'x'\nEOF", /\$'/],
     ["trap code dash runs later", `sh -c "trap 'echo \\$'\\"'\\"'x' EXIT"`, /\$'/],
   ],
@@ -69,6 +71,7 @@ describeAllowed("policy: POSIX strings read alike by dash and bash stay allowed"
   "watch -n1 'ls -la | wc -l'",
   "xargs -n1 sh -c 'echo $1' _",
   "bash -c 'cmd &>/dev/null'",
+  "sudo bash -c 'cmd &>/dev/null'",
   "bash -c '[[ -f x ]] && echo {a,b}'",
 ]);
 
@@ -170,6 +173,13 @@ describeAsked(
     ],
     ["read from a here-string", "x='a[$'; y='(touch m)]'; read z <<< \"$x$y\"; echo $((z))", /"z"/],
     ["through another name", "x='a[$'; y='(touch m)]'; z=$x$y; w=z; echo $((w))", /"z"/],
+    ["a quoted subscript read names", "x='a[$'; y='(touch m)]'; z=$x$y; read 'b[z]' <<< 1", /"z"/],
+    ["[[ -v ]] of a subscript", "x='a[$'; y='(touch m)]'; z=$x$y; [[ -v b[z] ]]", /"z"/],
+    [
+      "read from a here-document",
+      "x='a[$'; y='(touch m)]'; read z <<EOF\n$x$y\nEOF\necho $((z))",
+      /"z"/,
+    ],
     ["declare -i", "x='a[$'; y='(touch m)]'; declare -i z=$x$y", /builds from several/],
     ["in a child bash", "x='a[$'; y='(touch m)]'; export z=$x$y; bash -c 'echo $((z))'", /"z"/],
   ],
