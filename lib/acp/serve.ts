@@ -99,14 +99,21 @@ export async function serveMain(args: string[]): Promise<number> {
     serverInfo: { name: "termbridge", version: VERSION },
     methods: METHODS,
   }));
+  const stdio = stdioStream();
   const connection = app.connect(
     answerBeforeClosing(
-      stdioStream(),
+      stdio,
       () => Promise.all([service.killAll(), sessions.killAll()]).then(() => {}),
     ),
   );
+  // A signal is end of input: every request already received is answered; a second one ends at once.
+  let signalled = false;
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
-    runtime.onSignal(signal, () => connection.close())
+    runtime.onSignal(signal, () => {
+      if (signalled) connection.close();
+      signalled = true;
+      stdio.endInput();
+    })
   );
   try {
     await connection.closed;

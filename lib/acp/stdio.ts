@@ -6,6 +6,7 @@
 
 import * as acp from "@agentclientprotocol/sdk";
 import { ErrorCode, INPUT_ENDED } from "../jsonrpc/codes.ts";
+import { endableInput } from "../jsonrpc/endable_input.ts";
 import { countingWriter, holdWhileUnsent } from "../jsonrpc/flow_control.ts";
 import { ndJsonMessages, orderedWriter } from "../jsonrpc/ndjson.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -13,14 +14,38 @@ import { runtime } from "../runtime/mod.ts";
 /** The protocol's cancellation notification (ACP; LSP names it the same). */
 const CANCEL_REQUEST = "$/cancel_request";
 
-/** An ndjson ACP stream over termbridge's stdin and stdout (ids kept exact, bad lines answered). */
-export function stdioStream(): acp.Stream {
+/** An ACP stream over termbridge's stdio, and a way to end its input early. */
+export interface StdioStream extends acp.Stream {
+  /**
+   * Ends the input as end of stdin does (a signal): requests already received
+   * are still answered (see {@link answerBeforeClosing}).
+   */
+  endInput(): void;
+}
+
+/**
+ * An ndjson ACP stream over termbridge's stdin and stdout (ids kept exact, bad
+ * lines answered). Its input ends when stdout's reader is gone (EPIPE): the
+ * answers could not be read.
+ */
+export function stdioStream(): StdioStream {
+  const input = endableInput(runtime.stdin());
   // A client that does not read its answers stops being read (f13: 200 unread answers held 1.7 GB).
-  const stdout = countingWriter((line) => runtime.writeStdout(line));
-  const messages = ndJsonMessages(runtime.stdin(), stdout.write, {
+  const stdout = countingWriter(async (line) => {
+    try {
+      await runtime.writeStdout(line);
+    } catch (error) {
+      input.end();
+      throw error;
+    }
+  });
+  const messages = ndJsonMessages(input.readable, stdout.write, {
     ready: holdWhileUnsent(stdout),
   });
-  return explainInvalidParams(acceptCancelById(messages as acp.Stream));
+  return {
+    ...explainInvalidParams(acceptCancelById(messages as acp.Stream)),
+    endInput: input.end,
+  };
 }
 
 /** An ndjson ACP stream over an agent's stdin and stdout (ids kept exact, bad lines answered). */

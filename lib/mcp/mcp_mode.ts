@@ -116,9 +116,16 @@ export async function mcpMain(args: string[]): Promise<number> {
   const server = createMcpServer(sessions, { readOnly: values["read-only"] ?? config.readOnly });
   useApprover(safety, safety.flags, elicitationApprover(server));
   const closed = new Promise<void>((done) => server.onclose = done);
-  await server.connect(new StdioTransport(() => manager.killAll()));
+  const transport = new StdioTransport(() => manager.killAll());
+  await server.connect(transport);
+  // A signal is end of input: every request already received is answered; a second one ends at once.
+  let signalled = false;
   const stops = (["SIGINT", "SIGTERM", "SIGHUP"] as ShutdownSignal[]).map((signal) =>
-    runtime.onSignal(signal, () => void server.close())
+    runtime.onSignal(signal, () => {
+      if (signalled) void server.close();
+      signalled = true;
+      transport.endInput();
+    })
   );
   try {
     await closed;

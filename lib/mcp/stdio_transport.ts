@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, INPUT_ENDED } from "../jsonrpc/codes.ts";
 import { stringifyMessage } from "../jsonrpc/exact_ids.ts";
+import { type EndableInput, endableInput } from "../jsonrpc/endable_input.ts";
 import { countingWriter, holdWhileUnsent } from "../jsonrpc/flow_control.ts";
 import { type Line, LineSplitter } from "../jsonrpc/lines.ts";
 import {
@@ -46,6 +47,8 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   readonly #beforeClose: () => Promise<void>;
   readonly #io: TransportIo;
+  #input: EndableInput | undefined;
+  #inputEnded = false;
   readonly #output: ReturnType<typeof countingWriter>;
   readonly #ready: () => Promise<boolean>;
   readonly #unanswered = new Set<Id>();
@@ -57,8 +60,15 @@ export class StdioTransport implements Transport {
   constructor(beforeClose: () => Promise<void>, io?: TransportIo) {
     this.#beforeClose = beforeClose;
     this.#io = io ?? { input: () => runtime.stdin(), write: (text) => runtime.writeStdout(text) };
-    // A client that does not read its answers stops being read.
-    this.#output = countingWriter((text) => this.#io.write(text));
+    // A client that does not read its answers stops being read; one gone (EPIPE) ends the input.
+    this.#output = countingWriter(async (text) => {
+      try {
+        await this.#io.write(text);
+      } catch (error) {
+        this.endInput();
+        throw error;
+      }
+    });
     this.#ready = holdWhileUnsent(this.#output);
   }
 
@@ -78,6 +88,15 @@ export class StdioTransport implements Transport {
     if (isReply) this.#answered(id);
   }
 
+  /**
+   * Ends the input as end of stdin does (a signal): requests already received
+   * are still answered, `beforeClose` runs, then the transport closes.
+   */
+  endInput(): void {
+    this.#inputEnded = true;
+    this.#input?.end();
+  }
+
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
@@ -89,7 +108,9 @@ export class StdioTransport implements Transport {
   async #read(): Promise<void> {
     const splitter = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
     let reading = true;
-    for await (const chunk of this.#io.input()) {
+    this.#input = endableInput(this.#io.input());
+    if (this.#inputEnded) this.#input.end();
+    for await (const chunk of this.#input.readable) {
       if (this.#closed) return;
       for (const line of splitter.push(chunk)) {
         reading = reading && await this.#ready();

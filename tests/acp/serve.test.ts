@@ -446,6 +446,31 @@ describe("serve", () => {
     });
   });
 
+  for (const signal of ["SIGTERM", "SIGHUP"]) {
+    it(`serve: ${signal} answers a pending wait_for_exit and sessions/wait before exiting 0`, async () => {
+      const client = ServeClient.start(["--no-audit"]);
+      try {
+        const terminalId = await create(client, { command: "sleep", args: ["100"] });
+        const exit = await client.begin("terminal/wait_for_exit", {
+          sessionId: SESSION,
+          terminalId,
+        });
+        await client.call("sessions/open", { name: "a" });
+        const wait = await client.begin("sessions/wait", { name: "a", text: "never" });
+        await new Promise((resume) => setTimeout(resume, 300)); // Both requests read.
+        client.child.signal(signal);
+        const { status } = await client.child.finished();
+        assert.deepEqual(status, { exitCode: 0, signal: null });
+        assert.deepEqual((await exit.response).result, { exitCode: null, signal: "SIGTERM" });
+        const waited = await wait.response;
+        assert.equal(waited.error?.code, -32800);
+        assert.match(waited.error?.message ?? "", /input ended/);
+      } finally {
+        await client.dispose();
+      }
+    });
+  }
+
   it("serve: SIGTERM kills every terminal and exits 0", async () => {
     const client = ServeClient.start();
     try {

@@ -45,6 +45,16 @@ export class RawServer {
     return this.#child.pid ?? -1;
   }
 
+  /** Sends `signal` to the server (not through the child's kill: Deno then reports it as the cause of the exit). */
+  signal(signal: "SIGTERM" | "SIGHUP"): void {
+    process.kill(this.pid, signal);
+  }
+
+  /** Stops reading the server's stdout and closes it: its next write fails (EPIPE). */
+  closeStdout(): void {
+    this.#child.stdout.destroy();
+  }
+
   /** Writes messages (objects as JSON, strings as they are), one line each, in one write. */
   send(...messages: unknown[]): void {
     this.#child.stdin.write(

@@ -138,6 +138,50 @@ describe("mcp process", () => {
     }
   });
 
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    it(`mcp: ${signal} answers a pending wait and exits 0`, async () => {
+      const server = new RawServer();
+      try {
+        server.send(INITIALIZE);
+        await server.response(1);
+        server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+        server.send(call(2, "terminal_execute", { command: "echo warm" }));
+        await server.response(2);
+        server.send(call(3, "wait", { text: "never-printed", timeout: 60 }));
+        await new Promise((resume) => setTimeout(resume, 300)); // The request read.
+        server.signal(signal);
+        assert.deepEqual(await server.exited, { code: 0, signal: null });
+        const answer = await server.response(3);
+        assert.equal((answer.error as { code: number }).code, -32800);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+
+  it("mcp: once its stdout's reader is gone, the next answer ends it: shells killed, exit 0", async () => {
+    const server = new RawServer();
+    try {
+      server.send(INITIALIZE);
+      await server.response(1);
+      server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      server.send(call(2, "terminal_execute", { command: "echo pid=$$" }));
+      const answer = JSON.stringify(await server.response(2));
+      const shell = Number(/pid=(\d+)/.exec(answer)![1]);
+      assert.ok(isAlive(shell));
+      server.closeStdout();
+      server.send(call(3, "terminal_execute", { command: "echo again" }));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise((done) => timer = setTimeout(() => done("still running"), 5000));
+      const ended = await Promise.race([server.exited, timeout]);
+      clearTimeout(timer);
+      assert.deepEqual(ended, { code: 0, signal: null });
+      await waitUntil(() => !isAlive(shell), `shell ${shell} to be gone`, 5000);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("mcp: --record DIR writes one asciicast v2 file per session", async () => {
     const dir = tempDir("termbridge-mcp-record-");
     try {
