@@ -147,18 +147,28 @@ const BASH_ONLY_BUILTINS = new Set([
  * @param programs the first words of the text's commands, as bash reads them
  */
 export function posixReading(text: string, programs: Word[]): string | null {
-  for (const [pattern, construct] of BASH_ONLY) {
-    if (pattern.test(text)) return differently(construct);
-  }
-  for (const at of text.matchAll(/\$\{/g)) {
-    const rest = text.slice(at.index);
-    if (!POSIX_EXPANSION.test(rest)) {
-      return differently(`${/^\$\{[^}\s]{0,20}\}?/.exec(rest)?.[0]} (bash's parameter expansion)`);
-    }
+  // Both shells drop a backslash-newline first: `&\<newline>>` is bash's `&>`.
+  for (const version of new Set([text, text.replace(/\\\n/g, "")])) {
+    const construct = bashOnly(version);
+    if (construct !== null) return differently(construct);
   }
   const builtin = programs.find((word) => !word.dynamic && BASH_ONLY_BUILTINS.has(word.text));
   if (builtin !== undefined) {
     return `dash has no builtin "${builtin.text}": it runs a file of that name from PATH, which cannot be known`;
+  }
+  return null;
+}
+
+/** The first construct of bash's in `text` that dash reads otherwise, or null. */
+function bashOnly(text: string): string | null {
+  for (const [pattern, construct] of BASH_ONLY) {
+    if (pattern.test(text)) return construct;
+  }
+  for (const at of text.matchAll(/\$\{/g)) {
+    const rest = text.slice(at.index);
+    if (!POSIX_EXPANSION.test(rest)) {
+      return `${/^\$\{[^}\s]{0,20}\}?/.exec(rest)?.[0]} (bash's parameter expansion)`;
+    }
   }
   return null;
 }

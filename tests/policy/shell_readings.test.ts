@@ -30,6 +30,7 @@ describeAsked(
       /\$'/,
     ],
     ["dash -c", "dash -c 'command -v &>/dev/null touch m'", /POSIX shell/],
+    ["&> across a line continuation", "sh -c 'command -v &\\\n>/dev/null touch m'", /&>/],
     ["/bin/sh -c", "/bin/sh -c 'x |& y'", /\|&/],
     ["here-string", "sh -c 'cat <<< x'", /<<</],
     ["process substitution", "sh -c 'diff <(a) <(b)'", /process substitution/],
