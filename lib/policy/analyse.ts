@@ -200,6 +200,12 @@ class Analyser {
         const names = arithmeticNames(root);
         this.#evaluated.push(...names.evaluated);
         this.#assembled.push(...names.assembled.map((name) => ({ name, via })));
+        if (names.joined !== null) {
+          this.unknown(
+            `arithmetic evaluates "${names.joined}", which joins several values: a subscript with a substitution may form where they meet, which cannot be checked`,
+            via,
+          );
+        }
       }
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;

@@ -15,6 +15,19 @@ export interface ArithmeticNames {
   evaluated: string[];
   /** Variables given a value built from more than one value (`z=$x$y`, `z+=...`, `printf -v z`). */
   assembled: string[];
+  /** Text arithmetic evaluates that joins values itself (`$(( $x$y ))`, `let "$*"`), if any. */
+  joined: string | null;
+}
+
+/**
+ * Expansions arithmetic text joins: one next to another or to a parenthesis
+ * or backquote (`$x$y`, `${x}(`), or one that joins several (`$*`, `${a[@]}`).
+ */
+const JOINS = /(\$\w+|\$\{[^}]*\})[$(`]|\$[*@]|\$\{[*@]|\[[*@]\]\}/;
+
+/** Whether arithmetic text joins values (a length, `${#a[@]}`, is a number). */
+function joins(text: string): boolean {
+  return JOINS.test(text.replace(/\$\{#[^}]*\}/g, "0"));
 }
 
 /** Node types whose text bash evaluates as arithmetic. */
@@ -31,8 +44,11 @@ const OPAQUE = new Set(["arithmetic_expansion", "command_substitution", "process
 
 /** The names arithmetic evaluates and the variables built from pieces, in a parsed line. */
 export function arithmeticNames(root: SyntaxNode): ArithmeticNames {
-  const found: ArithmeticNames = { evaluated: [], assembled: [] };
-  const evaluate = (text: string) => found.evaluated.push(...identifiers(text));
+  const found: ArithmeticNames = { evaluated: [], assembled: [], joined: null };
+  const evaluate = (text: string) => {
+    found.evaluated.push(...identifiers(text));
+    if (found.joined === null && joins(text)) found.joined = text;
+  };
   const visit = (node: SyntaxNode) => {
     const type = node.type;
     if (type === "c_style_for_statement") {
@@ -100,7 +116,11 @@ function command(node: SyntaxNode, found: ArithmeticNames): void {
   ).map((c) => c.text);
   const name = words.findIndex((w) => w !== "builtin" && w !== "command");
   const program = words[name];
-  if (program === "let") found.evaluated.push(...identifiers(words.slice(name + 1).join(" ")));
+  if (program === "let") {
+    const text = words.slice(name + 1).join(" ");
+    found.evaluated.push(...identifiers(text));
+    if (found.joined === null && joins(text)) found.joined = text;
+  }
   const variable = words.findIndex((w, i) => i > name && /^-[a-zA-Z]*v$/.test(w));
   if ((program === "printf" || program === "print") && variable > 0) {
     found.assembled.push(...identifiers(words[variable + 1] ?? ""));
@@ -137,7 +157,8 @@ function readDocument(node: SyntaxNode, found: ArithmeticNames): void {
  */
 function built(node: SyntaxNode): boolean {
   if (OPAQUE.has(node.type)) return false;
-  if (PLAIN.has(node.type)) return false;
+  // `$*` and `$@` join the positional parameters (with IFS's first character).
+  if (PLAIN.has(node.type)) return /^\$[*@]$/.test(node.text);
   if (node.type === "expansion") return !/^\$\{\w+\}$/.test(node.text);
   const parts = node.namedChildren.filter((c): c is SyntaxNode => c !== null);
   if (node.type === "array") return parts.some(built);

@@ -181,6 +181,9 @@ describeAsked(
       "x='a[$'; y='(touch m)]'; read z <<EOF\n$x$y\nEOF\necho $((z))",
       /"z"/,
     ],
+    ["$* joins the parameters", "set -- 'a[$' '(touch m)]'; IFS=; z=$*; echo $((z))", /"z"/],
+    ["let of joined expansions", "x='a[$'; y='(touch m)]'; let \"$x$y\"", /joins several/],
+    ["let of a joined array", "a=('a[$' '(touch m)]'); IFS=; let \"${a[*]}\"", /joins several/],
     ["declare -i", "x='a[$'; y='(touch m)]'; declare -i z=$x$y", /builds from several/],
     ["in a child bash", "x='a[$'; y='(touch m)]'; export z=$x$y; bash -c 'echo $((z))'", /"z"/],
   ],
@@ -208,6 +211,8 @@ describeAllowed(
     "start=$(date +%s); make; end=$(date +%s); echo $((end-start))",
     'v="$major.$minor"; echo $((major+1))',
     "arr=(a b c); echo ${arr[1]} ${#arr[@]}",
+    'for ((i=0; i<${#arr[@]}; i++)); do echo "${arr[i]}"; done',
+    "echo $(( $a + $b )) $(( ${#a} + $# ))",
     "echo 'it''s'",
   ],
 );
