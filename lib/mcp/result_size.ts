@@ -22,19 +22,48 @@ export interface Cut {
   omittedBytes: number;
 }
 
+/** Bytes one UTF-16 code unit takes in a JSON string (escaped, UTF-8); a surrogate pair counts 2 + 2. */
+function escapedUnitBytes(code: number): number {
+  if (code === 0x22 || code === 0x5c) return 2; // \" and \\
+  if (code < 0x20) {
+    return code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d
+      ? 2
+      : 6;
+  }
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  if (code >= 0xd800 && code <= 0xdfff) return 2; // Half of a pair (4 bytes); a lone one is \uXXXX (6): close enough.
+  return 3;
+}
+
+/** The size in bytes of `text` as a JSON string's contents (escaped, UTF-8), without the quotes. */
+export function escapedLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) bytes += escapedUnitBytes(text.charCodeAt(i));
+  return bytes;
+}
+
 /**
- * The last `maxBytes` bytes of `text` at most, cut on a character boundary
- * and, when a line starts soon after the cut, at that line.
- * @example tail("one\ntwo\nthree\n", 10) // { text: "three\n", omittedBytes: 8 }
+ * The end of `text` whose size inside a JSON string (escaped, as a client
+ * receives it: a quote or a tab takes two bytes, a control character six) is
+ * at most `maxBytes`, started at a line when one starts soon after the cut.
+ * `omittedBytes` counts the UTF-8 bytes of the text left out.
  */
-export function tail(text: string, maxBytes: number): Cut {
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return { text, omittedBytes: 0 };
-  let start = bytes.length - maxBytes;
-  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++; // Inside a character.
-  const newline = bytes.indexOf(0x0a, start);
-  if (newline !== -1 && newline - start < 1024 && newline + 1 < bytes.length) start = newline + 1;
-  return { text: new TextDecoder().decode(bytes.subarray(start)), omittedBytes: start };
+export function tailEscaped(text: string, maxBytes: number): Cut {
+  let size = 0;
+  let start = text.length;
+  while (start > 0) {
+    const unit = escapedUnitBytes(text.charCodeAt(start - 1));
+    if (size + unit > maxBytes) break;
+    size += unit;
+    start--;
+  }
+  if (start === 0) return { text, omittedBytes: 0 };
+  const code = text.charCodeAt(start);
+  if (code >= 0xdc00 && code <= 0xdfff) start++; // The second half of a pair whose first was cut.
+  const newline = text.indexOf("\n", start);
+  if (newline !== -1 && newline - start < 1024 && newline + 1 < text.length) start = newline + 1;
+  return { text: text.slice(start), omittedBytes: byteLength(text.slice(0, start)) };
 }
 
 /** A slice of lines that fits a size. */

@@ -8,7 +8,7 @@
 
 import * as z from "zod";
 import { linesToText } from "../terminal/screen.ts";
-import { lineWindow, tail } from "./result_size.ts";
+import { byteLength, type Cut, type LineWindow, lineWindow, tailEscaped } from "./result_size.ts";
 import { json, lenientNumber, SESSION, sessionName, tool } from "./tool.ts";
 import { UPSTREAM_TOOLS } from "./upstream_tools.ts";
 
@@ -141,17 +141,22 @@ export const TOOLS = [
       const terminal = command.terminal_id ?? named;
       const result = await sessions.execute({ ...command, terminal_id: terminal }, signal);
       const limit = sessions.resultLimit;
-      const cut = tail(result.content, limit);
-      if (cut.omittedBytes === 0) return json(result);
-      const note = `[${cut.omittedBytes} bytes of earlier output left out: a result carries ` +
+      const whole = json(result);
+      if (byteLength(whole.text) <= limit) return whole;
+      // The limit holds for the text as the client gets it: the output escaped inside the JSON.
+      const note = (omitted: number) =>
+        `[${omitted} bytes of earlier output left out: a result carries ` +
         `at most ${limit} bytes. To read all of it, run the command again with its output sent ` +
         "to a file (COMMAND > out.txt 2>&1) and read the file in parts (head, tail, grep, sed -n)]\n";
-      return json({
+      const cutResult = (cut: Cut) => ({
         ...result,
-        content: note + cut.text,
+        content: note(cut.omittedBytes) + cut.text,
         output_truncated: true,
         omitted_bytes: cut.omittedBytes,
       });
+      const most = byteLength(result.content); // Digits of the largest omitted count.
+      const frame = byteLength(json(cutResult({ text: "", omittedBytes: most })).text);
+      return json(cutResult(tailEscaped(result.content, Math.max(0, limit - frame))));
     },
   }),
   tool({
@@ -241,15 +246,24 @@ export const TOOLS = [
  */
 function content(lines: string[], limit: number, fromLine?: number): string {
   if (lines.length === 0) return linesToText(lines);
-  const window = lineWindow(lines, limit, fromLine);
-  if (window.from === 0 && window.to === window.total) return window.text;
-  if (window.from === window.to) {
-    return `(nothing from line ${fromLine}: the buffer has ${window.total} lines, 0 to ${
-      window.total - 1
+  const first = lineWindow(lines, limit, fromLine);
+  if (first.from === 0 && first.to === first.total) return first.text;
+  if (first.from === first.to) {
+    return `(nothing from line ${fromLine}: the buffer has ${first.total} lines, 0 to ${
+      first.total - 1
     })`;
   }
+  // The notes count toward the limit too: the lines get what they leave.
+  const room = limit - byteLength(windowNotes(first, limit).join("\n")) - 16;
+  const window = lineWindow(lines, Math.max(1, room), fromLine);
+  const [before, after] = windowNotes(window, limit);
+  return [before, window.text, after].filter((part) => part !== "").join("\n");
+}
+
+/** The notes around a window of lines: which lines were left out and how to read them. */
+function windowNotes(window: LineWindow, limit: number): [string, string] {
   const shown = window.to - window.from;
-  const notes = [
+  return [
     window.from > 0
       ? `[lines 0-${
         window.from - 1
@@ -257,10 +271,8 @@ function content(lines: string[], limit: number, fromLine?: number): string {
         Math.max(0, window.from - shown)
       } reads earlier ones]`
       : "",
-    window.text,
     window.to < window.total
       ? `[lines ${window.to}-${window.total - 1} left out; fromLine: ${window.to} reads on]`
       : "",
   ];
-  return notes.filter((part) => part !== "").join("\n");
 }

@@ -48,6 +48,12 @@ export interface TerminalServiceOptions {
   /** `limits` of the configuration: terminals, commandSeconds, cpuSeconds, memoryBytes, processes. */
   limits?: Limits;
   /**
+   * Output the exited, unreleased terminals keep together before the oldest
+   * are cut to their tail (default {@linkcode EXITED_OUTPUT_BYTES}, and never
+   * less than `outputCeiling`).
+   */
+  exitedOutputBytes?: number;
+  /**
    * Places for running terminals, shared with the sessions of the same
    * process; by default one of its own, of `limits.terminals` places.
    */
@@ -103,10 +109,25 @@ interface Entry {
   startedAt: number;
 }
 
+/**
+ * Output kept by the terminals that exited but were not released, in all: past
+ * it (or past the output ceiling, when that is larger) the oldest ones keep
+ * only their last {@linkcode EXITED_TAIL_BYTES}, so that a client that never
+ * releases cannot grow termbridge's memory without bound.
+ */
+export const EXITED_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** What an exited terminal cut for {@linkcode EXITED_OUTPUT_BYTES} keeps of each log. */
+export const EXITED_TAIL_BYTES = 64 * 1024;
+
 /** Command terminals, each owned by the session that created it. */
 export class TerminalService {
   readonly #options:
-    & Required<Omit<TerminalServiceOptions, "env" | "sandbox" | "limits" | "budget" | "guard">>
+    & Required<
+      Omit<
+        TerminalServiceOptions,
+        "env" | "sandbox" | "limits" | "budget" | "guard" | "exitedOutputBytes"
+      >
+    >
     & Pick<TerminalServiceOptions, "sandbox">
     & { env: Record<string, string>; limits: Limits };
   readonly #budget: TerminalBudget;
@@ -115,6 +136,9 @@ export class TerminalService {
   readonly #released = new Map<string, string>();
   /** Ids handed out whose terminal is not registered yet (being checked, sandboxed, spawned). */
   readonly #creating = new Map<string, Promise<unknown>>();
+  /** Exited terminals not released yet, oldest exit first. */
+  readonly #exited = new Set<Entry>();
+  readonly #exitedOutputBytes: number;
   /** The guard every command and file access of this service goes through. */
   readonly guard: Guard;
   readonly #listeners = new Set<(event: TerminalEvent) => void>();
@@ -132,6 +156,7 @@ export class TerminalService {
       sandbox: options.sandbox && { workspace: options.cwd, ...options.sandbox },
       limits: options.limits ?? {},
     };
+    this.#exitedOutputBytes = options.exitedOutputBytes ?? EXITED_OUTPUT_BYTES;
     this.#budget = options.budget ?? new TerminalBudget(this.#options.limits.terminals ?? 0);
     this.guard = options.guard ?? Guard.open();
   }
@@ -265,6 +290,10 @@ export class TerminalService {
         });
       }
       this.#emit({ type: "exited", id, sessionId: request.sessionId, status, durationMs });
+      if (this.#entries.get(id) === entry) {
+        this.#exited.add(entry);
+        this.#boundExitedOutput();
+      }
     });
     return id;
   }
@@ -379,6 +408,7 @@ export class TerminalService {
     const entry = this.#get(sessionId, id);
     this.guard.record(this.guard.actor({ session: sessionId, terminal: id }), { event: "release" });
     this.#entries.delete(id);
+    this.#exited.delete(entry);
     this.#released.set(id, sessionId);
     await entry.terminal.kill("SIGTERM", this.#options.killGraceMs);
     this.#emit({ type: "released", id, sessionId }); // Still readable by listeners here.
@@ -426,6 +456,22 @@ export class TerminalService {
       );
     }
     return Math.min(requested, this.#options.outputCeiling);
+  }
+
+  /** Cuts the oldest exited terminals' output to its tail while they keep too much together. */
+  #boundExitedOutput(): void {
+    const kept = (entry: Entry) =>
+      entry.terminal.textLog.byteLength + entry.terminal.rawLog.byteLength;
+    let total = 0;
+    for (const entry of this.#exited) total += kept(entry);
+    const budget = Math.max(this.#exitedOutputBytes, this.#options.outputCeiling);
+    for (const entry of this.#exited) {
+      if (total <= budget) break;
+      const before = kept(entry);
+      entry.terminal.textLog.shrink(EXITED_TAIL_BYTES);
+      entry.terminal.rawLog.shrink(EXITED_TAIL_BYTES);
+      total -= before - kept(entry);
+    }
   }
 
   /** Records a limit that was hit, in the words the caller is told. */

@@ -213,6 +213,19 @@ export class OutputLog {
     this.#skippable = MAX_CONTINUATION_BYTES;
   }
 
+  /**
+   * Lowers the limit to `limit` (never raises it), dropping from the front
+   * what exceeds it, and frees the spare blocks: a log that will not grow
+   * again gives its memory back.
+   *
+   * @param limit The most bytes to keep from now on.
+   */
+  shrink(limit: number): void {
+    this.#limit = Math.min(this.#limit, Math.max(0, Math.floor(limit)));
+    this.#settle();
+    this.#spares = [];
+  }
+
   /** Copies `bytes` after the kept ones, adding blocks as they fill. */
   #write(bytes: Uint8Array): void {
     const length = bytes.byteLength;

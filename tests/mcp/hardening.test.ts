@@ -80,6 +80,26 @@ describe("mcp: hardening", () => {
     });
   });
 
+  it("mcp: --result-limit holds for the text as the client gets it: quotes, backslashes, tabs escaped", async () => {
+    await withMcp(async (mcp) => {
+      const bytes = (text: string) => new TextEncoder().encode(text).length;
+      const result = await mcp.call("terminal_execute", {
+        command: String.raw`yes "$(printf 'a"b\\\\c\td')" | head -n 30000`,
+        timeout: 60,
+      });
+      assert.equal(result.isError, false, result.text);
+      assert.ok(bytes(result.text) <= 1024, `a result of ${bytes(result.text)} bytes`);
+      const parsed = JSON.parse(result.text);
+      assert.equal(parsed.output_truncated, true);
+      assert.match(parsed.content, /\na"b\\\\c\s+d\n$/);
+      await mcp.ok("terminal_execute", { command: "seq -w 1 3000 | sed 's/$/ \"\\\\yyyy/'" });
+      for (const fromLine of [undefined, 0, 1500]) {
+        const text = await mcp.ok("getContent", fromLine === undefined ? {} : { fromLine });
+        assert.ok(bytes(text) <= 1024, `getContent ${fromLine}: ${bytes(text)} bytes`);
+      }
+    }, { args: ["--result-limit", "1024"] });
+  });
+
   it("mcp: getContent of a big buffer gives its last lines and pages with fromLine", async () => {
     await withMcp(async (mcp) => {
       await mcp.ok("terminal_execute", { command: "seq -w 1 3000 | sed 's/$/ yyyy/'" });

@@ -10,7 +10,11 @@ import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { LimitError, type LimitHit, TerminalBudget } from "../../lib/sandbox/mod.ts";
-import { type TerminalEvent, TerminalService } from "../../lib/service/terminal_service.ts";
+import {
+  EXITED_TAIL_BYTES,
+  type TerminalEvent,
+  TerminalService,
+} from "../../lib/service/terminal_service.ts";
 import { SessionNotFoundError } from "../../lib/sessions/errors.ts";
 import { SessionManager } from "../../lib/sessions/manager.ts";
 import { waitUntil } from "../helpers.ts";
@@ -47,6 +51,27 @@ describe("limits", () => {
       await service.release("s", second);
       const third = await service.create({ sessionId: "s", command: "true" });
       assert.deepEqual(await service.waitForExit("s", third), { exitCode: 0, signal: null });
+    });
+  });
+
+  it("limits: exited, unreleased terminals keep a bounded output in all: the oldest keep their tail", async () => {
+    const options = { outputCeiling: 1024 * 1024, exitedOutputBytes: 2 * 1024 * 1024 };
+    await withService(options, async (service) => {
+      const command = "head -c 700000 /dev/zero | tr '\\0' a | fold -w 99; echo END";
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const id = await service.create({ sessionId: "s", command });
+        await service.waitForExit("s", id);
+        ids.push(id);
+      }
+      const [oldest, middle, newest] = ids.map((id) => service.output("s", id));
+      assert.ok(newest.output.length > 700_000, "the newest keeps all of its output");
+      assert.equal(newest.truncated, false);
+      for (const cut of [oldest, middle]) {
+        assert.equal(cut.truncated, true);
+        assert.ok(cut.output.length <= EXITED_TAIL_BYTES, `${cut.output.length} characters`);
+        assert.match(cut.output, /\na+END\n?$/);
+      }
     });
   });
 
