@@ -13,6 +13,7 @@ import type { Analysed, Analysis } from "./analyse.ts";
 import { globBasename, globsOverlap, substitutions, wordAsGlob } from "./glob_names.ts";
 import { pathOf } from "./path_writes.ts";
 import { isBuiltin, programNames, realFile } from "./resolve.ts";
+import { linkedArgument, programsIn } from "./linked_arguments.ts";
 import { type CompiledRule, matchRule, type RuleIndex } from "./rules.ts";
 import type { Decision, PolicyContext, RuleMatch } from "./types.ts";
 import { isWrapper } from "./wrappers.ts";
@@ -115,14 +116,25 @@ function namedText(
       `${shown} has "${text}" among its arguments, the directory of a program ${folder.list} rule "${folder.pattern}" names: a program that runs what a directory holds would run it`,
     );
   }
+  // A link (`./ls2` -> touch) or a directory holding one (`run-parts d`): by what it leads to.
+  const linked = isBuiltin(found.words[0].text) ? null : linkedArgument(text, judge.context.cwd);
+  if (linked?.kind === "dir") {
+    const held = holdsLinked(linked.path, text, judge, shown);
+    if (held !== null) return held;
+  }
   const name = text.slice(text.lastIndexOf("/") + 1) || text;
-  if (!judge.named.mayName(name)) return null;
-  const rules = judge.named.candidates([name]);
+  const names = linked?.kind === "link" ? [name, basename(linked.real)] : [name];
+  if (!names.some((n) => judge.named.mayName(n))) return null;
+  const rules = judge.named.candidates(names);
   if (rules.length === 0) return null;
-  const program = programNames(text, {
-    cwd: judge.context.cwd,
-    path: judge.context.env.PATH ?? "/usr/bin:/bin",
-  });
+  // A link the working directory holds is that file, whatever PATH holds under its name.
+  const program = programNames(
+    linked?.kind === "link" && !text.includes("/") ? `./${text}` : text,
+    {
+      cwd: judge.context.cwd,
+      path: judge.context.env.PATH ?? "/usr/bin:/bin",
+    },
+  );
   const rest = [{ text, dynamic: false }, ...found.words.slice(index + 1)];
   for (const rule of rules) {
     if (matchRule(rule, program, rest, { home: judge.home, open: found.open }) === "no") continue;
@@ -131,6 +143,27 @@ function namedText(
       rule,
       `${shown} has "${text}" among its arguments, which ${rule.list} rule "${rule.pattern}" names: a program that runs its arguments would run it`,
     );
+  }
+  return null;
+}
+
+/**
+ * A directory among the arguments holding a program a deny or ask rule names
+ * under its name or through a link (`run-parts d`, d/ls2 -> touch): asked about.
+ */
+function holdsLinked(dir: string, text: string, judge: Judge, shown: string): Judged | null {
+  for (const program of programsIn(dir, (name) => judge.named.mayName(name))) {
+    const words = [{ text: program.paths[0], dynamic: false }];
+    for (const rule of judge.named.candidates(program.names)) {
+      if (matchRule(rule, program, words, { home: judge.home, open: true }) === "no") continue;
+      return decided(
+        "ask",
+        rule,
+        `${shown} has "${text}" among its arguments, a directory holding "${
+          program.names.at(-1)
+        }", which ${rule.list} rule "${rule.pattern}" names: a program that runs what a directory holds would run it`,
+      );
+    }
   }
   return null;
 }

@@ -6,19 +6,26 @@
  * f15). A shell name that is just text stays allowed. Programs that do what
  * the name they are called by says: git called `git-push` (a link in
  * git-core, or `exec -a git-push git`) pushed under deny git push (f08, f08b).
+ * Links among the arguments: `perf stat ./ls2 m` (ls2 -> touch) and
+ * `run-parts --arg=m d` (d/ls2 -> touch) ran touch (f01, f01b).
  * @module
  */
 
-import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
 import { createPolicy } from "../../lib/policy/mod.ts";
 import { describeAllowed, describeAsked, describeDenied, describeUnderRule } from "./_verdicts.ts";
 
-// The line's directory holds mysh, a link to bash.
+// The line's directory holds mysh, a link to bash, ls2, a link to touch, d/ls2 and a link to d.
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "tb-arguments-")));
 symlinkSync("/bin/bash", join(dir, "mysh"));
+symlinkSync("/usr/bin/touch", join(dir, "ls2"));
+mkdirSync(join(dir, "d"));
+mkdirSync(join(dir, "src"));
+symlinkSync("/usr/bin/touch", join(dir, "d", "ls2"));
+symlinkSync(join(dir, "d"), join(dir, "dl"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const CONTEXT = { cwd: dir, env: { HOME: "/home/someone", PATH: "/usr/bin:/bin" } };
@@ -70,4 +77,27 @@ describeUnderRule("policy: git and busybox do what the name they are called by s
   ["rm -rf", "exec -a rm busybox -rf /", "deny"],
   ["rm -rf", "exec -a myname python3 x.py", "allow"],
   ["git push", 'exec -a "$N" git origin main', "ask"],
+]);
+
+describeAsked(
+  "policy: a link to a denied program among the arguments is asked about",
+  policy,
+  CONTEXT,
+  [
+    ["a link by path", "perf stat ./ls2 m", "touch"],
+    ["a link the working directory holds", "perf stat ls2 m", "touch"],
+    ["a link in a subdirectory", "foo ./d/ls2", "touch"],
+    ["a directory holding a link", "run-parts --arg=m d", "touch"],
+    ["a directory given by path", "run-parts ./d/", "touch"],
+    ["a link to such a directory", "run-parts dl", "touch"],
+    ["a value the line sets", "SHELL=./ls2 flock f -c m", "touch"],
+  ],
+);
+
+describeAllowed("policy: arguments that lead to no denied program stay allowed", policy, CONTEXT, [
+  "tar czf x.tgz src",
+  "make -C src",
+  "cp -r src /tmp/elsewhere",
+  "ls -l d",
+  "npm test",
 ]);
