@@ -67,7 +67,7 @@ export function readingChanges(words: Word[]): Deferred[] {
     // With option letters (`-o`, `+k`, `-m PATTERN`) which way a name goes is not followed: either is asked.
     let flagged = false;
     for (const word of rest) {
-      if (word.dynamic) return dynamic(shown);
+      if (built(word)) return dynamic(shown);
       const flags = /^[-+]([a-zA-Z]+)$/.exec(word.text);
       if (flags !== null) {
         if (flags[1].includes("m")) return dynamic(shown); // Names given as patterns.
@@ -82,7 +82,7 @@ export function readingChanges(words: Word[]): Deferred[] {
   if (name === "shopt") {
     const unset = rest.some((w) => /^-[a-z]*u/.test(w.text));
     if (!unset) return [];
-    if (rest.some((w) => w.dynamic)) return dynamic(shown);
+    if (rest.some(built)) return dynamic(shown);
     return rest.flatMap((w) => /^-/.test(w.text) ? [] : change(w.text, false, shown));
   }
   if (name === "emulate") {
@@ -108,11 +108,11 @@ function setOptions(rest: Word[], shown: string): Deferred[] {
   const found: Deferred[] = [];
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i];
-    if (word.dynamic) return dynamic(shown); // `set $x`: may be `+o NAME`.
+    if (built(word)) return dynamic(shown); // `set $x`: may be `+o NAME`.
     if (word.text === "--" || word.text === "-" || !/^[-+]/.test(word.text)) break;
     if (/^\+[a-zA-Z]*k/.test(word.text)) found.push(...change("interactivecomments", false, shown));
     if (/^[-+][a-zA-Z]*o$/.test(word.text) && rest[i + 1] !== undefined) {
-      if (rest[i + 1].dynamic) return dynamic(shown);
+      if (built(rest[i + 1])) return dynamic(shown);
       found.push(...change(rest[i + 1].text, word.text[0] === "-", shown));
       i++;
     }
@@ -137,6 +137,11 @@ function shellOptions(rest: Word[], shown: string): Deferred[] {
     }
   }
   return found;
+}
+
+/** A word known only when the line runs: an expansion, or a glob (`interactive_comment*` may match a file the line makes). */
+function built(word: Word): boolean {
+  return word.dynamic || /[*?[]/.test(word.text);
 }
 
 function dynamic(shown: string): Deferred[] {

@@ -111,6 +111,7 @@ describeAsked(
     ["zsh's set +k", "set +k", /interactive_comments off/],
     ["emulate -R (options reset)", "emulate -R zsh", /resets the shell's options/],
     ["options given at run time", "unsetopt $o", /known only when the line runs/],
+    ["an option name as a glob", "setopt no_interactive_comment?", /known only when the line runs/],
     ["options array", "options[interactivecomments]=off", /sets zsh options/],
     ["interactive zsh reading a here-document", "zsh -i <<'EOF'\necho a # ; touch m\nEOF", /#/],
   ],
