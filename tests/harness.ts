@@ -6,6 +6,7 @@
  */
 
 import * as nodeTest from "node:test";
+import { containment } from "../lib/sandbox/containment.ts";
 
 type Body = () => void | Promise<void>;
 
@@ -21,6 +22,10 @@ interface DenoTestApi {
 }
 
 const denoTest = (globalThis as { Deno?: DenoTestApi }).Deno;
+
+// Containment is set up once per process, on first use, and its watchdog is a child that lives
+// as long as the process: started here, before any test, no test's sanitizers count it.
+containment();
 const prefixes: string[] = [];
 
 /** Groups tests under a name. */

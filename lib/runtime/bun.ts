@@ -66,6 +66,7 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
     stderr: options.stderr === "pipe" ? "pipe" : "inherit",
     detached: options.newSession === true, // setsid(2) in the child
   });
+  if (options.unref === true) proc.unref();
   const sink = proc.stdin;
   const stdin = new WritableStream<Uint8Array>({
     write: async (chunk) => {

@@ -59,6 +59,7 @@ function spawnPiped(options: PipedSpawnOptions): PipedProcess {
     stderr: options.stderr === "pipe" ? "piped" : "inherit",
     detached: options.newSession === true, // setsid(2) in the child
   }).spawn();
+  if (options.unref === true) child.unref();
   return {
     pid: child.pid,
     stdin: child.stdin,

@@ -88,6 +88,8 @@ export interface PipedSpawnOptions {
    * with TIOCSTI) and the terminal's signals (Ctrl+C, hang-up) do not reach it.
    */
   newSession?: boolean;
+  /** The child does not keep termbridge running (a watchdog meant to outlive it). */
+  unref?: boolean;
 }
 
 /** What lstat(2) says of a path (a symbolic link is not followed). */

@@ -133,13 +133,17 @@ function inside(path: string, dir: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !rel.startsWith("/"));
 }
 
+/** Where the cgroup hierarchies are mounted. */
+const CGROUPS = "/sys/fs/cgroup";
+
 /**
- * termbridge's own files (`settings.readOnly`) that exist and sit in one of
+ * termbridge's own files (`settings.readOnly`) and the cgroup hierarchies that exist and sit in one of
  * the `writable` directories, resolved: each is bound read-only over the
  * writable bind. A missing one cannot be bound (bwrap would create it).
  */
 function protectedInside(settings: SandboxSettings, writable: string[]): string[] {
-  const found = (settings.readOnly ?? []).map(realOrSelf).filter((file) =>
+  // The cgroup hierarchy too: a command that can write it can leave its cgroup (containment).
+  const found = [...settings.readOnly ?? [], CGROUPS].map(realOrSelf).filter((file) =>
     existsSync(file) && writable.some((dir) => inside(file, realOrSelf(dir)))
   );
   return [...new Set(found)];

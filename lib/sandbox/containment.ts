@@ -5,7 +5,9 @@
  * forks and ignored signals cannot leave it. One watchdog per termbridge
  * process, a shell reading a pipe only termbridge holds, kills every such
  * cgroup when termbridge ends in any way, `kill -9` included (the pipe's end
- * of file is the kernel's doing, not termbridge's).
+ * of file is the kernel's doing, not termbridge's, and comes even while
+ * termbridge's parent has not reaped it); a watchdog that is killed is started
+ * again.
  *
  * Where no cgroup can be written (a user without a delegated cgroup, a
  * read-only /sys/fs/cgroup), each terminal's processes are marked with an
@@ -29,13 +31,14 @@ import { killMarked, MARKER_WATCHDOG, ownerVariable, sweepMarked } from "./conta
 import { abandonedCgroups, enableV2Controllers, sweepAbandonedV1, v1Roots } from "./tree_limits.ts";
 
 /**
- * The watchdog, started in a session of its own and detached (its parent
- * shell exits at once): waits until termbridge ($1) is gone, however it ended,
- * then kills every cgroup under $0 and removes them, and then the cgroup v1
- * directories of its tree limits ($2...: see tree_limits.ts).
+ * The watchdog (see {@linkcode startWatchdog}): waits until termbridge is
+ * gone, however it ended (its standard input, a pipe only termbridge writes,
+ * ends), then kills every cgroup under $0 and removes them, and then the
+ * cgroup v1 directories of its tree limits ($2...: see tree_limits.ts). $1 is
+ * termbridge's pid, for {@linkcode watched}.
  */
 const WATCHDOG = `trap '' HUP INT TERM QUIT PIPE
-tail --pid="$1" -s 0.2 -f /dev/null
+while read -r _; do :; done
 shift
 echo 1 >"$0/cgroup.kill" 2>/dev/null
 for d in "$0"/*/; do [ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill"; done
@@ -47,16 +50,41 @@ while [ "$i" -lt 200 ]; do
 done
 for d in "$@"; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done`;
 
-/** Starts `argv` detached: in a new session, stdio on /dev/null, its parent gone at once. */
-export function spawnDetached(argv: string[]): void {
-  const child = runtime.spawnPiped({
-    argv: ["/bin/sh", "-c", 'setsid "$@" </dev/null >/dev/null 2>&1 &', "sh", ...argv],
-    stderr: "pipe",
-  });
-  void child.stdin.close().catch(() => {});
+/**
+ * The write ends of the watchdogs' standard input: never written, never
+ * closed. The kernel closes them when termbridge ends, however it ends
+ * (`kill -9` included, and before its parent reaps it): that end of file is
+ * what a watchdog waits for.
+ */
+const lifelines: WritableStream<Uint8Array>[] = [];
+
+/** How many times a watchdog that died is started again (a command may kill it). */
+const RESTARTS = 1000;
+
+/**
+ * Starts the watchdog `argv` (a shell script that reads its standard input
+ * until it ends, then cleans up) in a session of its own, its standard
+ * input a pipe whose write end only termbridge holds (close-on-exec: no
+ * command inherits it). It is termbridge's child, which does not keep
+ * termbridge running: when it exits while termbridge runs, it was killed (a
+ * command of the same user can), and it is started again, saying so on
+ * stderr.
+ */
+export function startWatchdog(argv: string[], restarts = RESTARTS): void {
+  const child = runtime.spawnPiped({ argv, stderr: "pipe", newSession: true, unref: true });
+  lifelines.push(child.stdin);
   void child.stdout.cancel().catch(() => {});
   void child.stderr?.cancel().catch(() => {});
-  void child.exited;
+  void child.exited.then(() => {
+    lifelines.splice(lifelines.indexOf(child.stdin), 1);
+    void child.stdin.close().catch(() => {});
+    if (restarts <= 0) return;
+    void runtime.writeStderr(
+      "termbridge: warning: the watchdog that ends commands with termbridge was killed; " +
+        "started a new one\n",
+    ).catch(() => {});
+    startWatchdog(argv, restarts - 1);
+  });
 }
 
 /** The cgroup (or, in marker mode, the marker) of one terminal. */
@@ -119,7 +147,7 @@ function startContainment(): Containment {
   // This process made it already: a second instance of this module (test runners load a
   // module once per test file) shares the directory and its watchdog. (A directory left by
   // an earlier process with the same pid has no watchdog: the marker is used then.)
-  if (existsSync(join(root, "cgroup.kill")) && watched(process.pid)) {
+  if (existsSync(join(root, "cgroup.kill")) && watched(process.pid, root)) {
     return cgroupContainment(root);
   }
   sweepAbandoned(own);
@@ -135,7 +163,7 @@ function startContainment(): Containment {
   }
   enableV2Controllers(root);
   try {
-    spawnDetached(["/bin/sh", "-c", WATCHDOG, root, String(process.pid), ...v1Roots()]);
+    startWatchdog(["/bin/sh", "-c", WATCHDOG, root, String(process.pid), ...v1Roots()]);
   } catch (error) {
     rmdirSync(root);
     return startMarker(`cannot start the watchdog: ${(error as Error).message}`);
@@ -143,9 +171,9 @@ function startContainment(): Containment {
   return cgroupContainment(root);
 }
 
-/** Whether a watchdog (`tail --pid=PID`, see WATCHDOG) waits for process `pid`. */
-function watched(pid: number): boolean {
-  const wanted = `tail\0--pid=${pid}\0`;
+/** Whether a watchdog (see WATCHDOG) waits for process `pid`, with cgroups under `root`. */
+function watched(pid: number, root: string): boolean {
+  const wanted = `/bin/sh\0-c\0${WATCHDOG}\0${root}\0${pid}\0`;
   return readdirSync("/proc").some((name) => {
     if (!/^\d+$/.test(name)) return false;
     try {
@@ -189,7 +217,7 @@ export function startMarker(reason: string): Containment {
   const variable = ownerVariable();
   if (variable === null) return off(`${reason}; /proc/self/stat is not readable`);
   try {
-    spawnDetached(["/bin/sh", "-c", MARKER_WATCHDOG, variable, String(process.pid)]);
+    startWatchdog(["/bin/sh", "-c", MARKER_WATCHDOG, variable, String(process.pid)]);
   } catch (error) {
     return off(`${reason}; cannot start the watchdog: ${(error as Error).message}`);
   }

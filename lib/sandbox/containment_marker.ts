@@ -72,12 +72,13 @@ export async function sweepMarked(entry: string, ms = 2000): Promise<void> {
 }
 
 /**
- * The watchdog's script in marker mode: waits until termbridge ($1) is gone,
- * then kills every process whose environment holds the variable $0, round
- * after round until none is left (bounded).
+ * The watchdog's script in marker mode: waits until termbridge ($1) is gone
+ * (its standard input, a pipe only termbridge writes, ends), then kills every
+ * process whose environment holds the variable $0, round after round until
+ * none is left (bounded).
  */
 export const MARKER_WATCHDOG = `trap '' HUP INT TERM QUIT PIPE
-tail --pid="$1" -s 0.2 -f /dev/null
+while read -r _; do :; done
 i=0
 while [ "$i" -lt 100 ]; do
   pids=$(grep -lsaz "^$0=" /proc/[0-9]*/environ | cut -d/ -f3)

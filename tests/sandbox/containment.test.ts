@@ -9,12 +9,13 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { containment } from "../../lib/sandbox/mod.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
-import { termbridgeArgv, waitUntil } from "../helpers.ts";
+import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
 import { Child } from "../acp/child.ts";
 import { currentBinary } from "../built_binary.ts";
 import { acpArgv, agentArgv } from "../acp/acp_run.ts";
@@ -24,6 +25,23 @@ import { allGone, allStarted, escapees } from "./_escapees.ts";
 const contained = containment().kind !== "off";
 /** The compiled binary when it is built and current (`make build`). */
 const binary = currentBinary();
+
+/** The watchdog of termbridge process `pid` (its child running the watchdog's script), if any. */
+function watchdogOf(pid: number): number | undefined {
+  let children: string;
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
+  } catch {
+    return undefined;
+  }
+  return children.split(" ").filter(Boolean).map(Number).find((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, "utf8").includes("while read -r _");
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** Asks `termbridge serve` to run `command` in a terminal and waits for its id. */
 async function createOverServe(child: Child, command: string): Promise<void> {
@@ -162,6 +180,64 @@ describe("containment", () => {
     "containment: kill -9 of the built binary (serve) leaves no process",
     async () => {
       await withDir((dir) => killNineLeavesNothing([binary!, "serve"], createOverServe, dir));
+    },
+  );
+
+  itWhen(
+    contained,
+    "containment: kill -9 of termbridge serve while its parent has not reaped it (a zombie) leaves no process",
+    async () => {
+      await withDir(async (dir) => {
+        const file = join(dir, "pids");
+        const served = join(dir, "served");
+        // The parent execs a sleep that never waits: termbridge stays a zombie once killed.
+        const child = Child.start([
+          "/bin/sh",
+          "-c",
+          'exec 3<&0; "$@" <&3 3<&- & echo $! >"$0"; exec sleep 600',
+          served,
+          ...termbridgeArgv(),
+          "serve",
+        ], { cwd: dir });
+        try {
+          await createOverServe(child, escapees(file));
+          const pids = await allStarted(file);
+          const termbridge = Number(readFileSync(served, "utf8"));
+          process.kill(termbridge, "SIGKILL");
+          await waitUntil(() => !isAlive(termbridge), "termbridge dead");
+          await allGone(pids);
+          assert.match(readFileSync(`/proc/${termbridge}/stat`, "utf8"), /\) Z /, "still a zombie");
+        } finally {
+          await child.dispose();
+        }
+      });
+    },
+  );
+
+  itWhen(
+    contained,
+    "containment: a killed watchdog is started again: kill -9 of termbridge afterwards leaves no process",
+    async () => {
+      await withDir(async (dir) => {
+        const file = join(dir, "pids");
+        const child = Child.start([...termbridgeArgv(), "serve"], { cwd: dir });
+        try {
+          await createOverServe(child, escapees(file));
+          const pids = await allStarted(file);
+          const first = watchdogOf(child.pid);
+          assert.ok(first !== undefined, "a watchdog waits for termbridge");
+          process.kill(first, "SIGKILL");
+          await waitUntil(() => {
+            const next = watchdogOf(child.pid);
+            return next !== undefined && next !== first;
+          }, "a new watchdog");
+          await waitUntil(() => /watchdog .* was killed/.test(child.stderr), "the warning");
+          assert.ok(child.signal("SIGKILL"));
+          await allGone(pids);
+        } finally {
+          await child.dispose();
+        }
+      });
     },
   );
 

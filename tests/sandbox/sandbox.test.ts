@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { runtime } from "../../lib/runtime/mod.ts";
 import {
   type SandboxSettings,
@@ -223,6 +224,24 @@ describe("sandbox", () => {
         } finally {
           await child.dispose();
         }
+      });
+    },
+  );
+
+  itWhen(
+    hasBwrap && process.getuid?.() === 0,
+    "sandbox: the cgroup hierarchy stays read-only even under a writable directory (no leaving one's cgroup)",
+    async () => {
+      const mount = readFileSync("/proc/self/mountinfo", "utf8").split("\n")
+        .map((line) => line.split(" ")).find((fields) =>
+          fields[fields.indexOf("-") + 1] === "cgroup2"
+        );
+      if (mount === undefined) return; // No cgroup v2 here.
+      await withDirs(async ({ workspace }) => {
+        const line = `echo $$ >${mount[4]}/cgroup.procs && echo moved`;
+        const boxed = await run(line, workspace, { ...WORKSPACE, write: ["/sys/**"] });
+        assert.match(boxed.output, /Read-only file system/);
+        assert.doesNotMatch(boxed.output, /moved/);
       });
     },
   );
