@@ -517,7 +517,8 @@ class Analyser {
       } else if (inner.kind === "startup") {
         if (this.#startupDirectory) {
           const why = this.#homeMoved
-            ? "an earlier line set HOME to another directory"
+            ? this.context.shellState?.homeMovedBy ??
+              "an earlier line set HOME to another directory"
             : `the line sets ${inner.variables.join(" or ")} or names a startup file`;
           this.unknown(
             `${why}, and ${inner.via} runs its startup files, which are not checked`,

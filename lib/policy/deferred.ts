@@ -296,7 +296,7 @@ function aliasCode(words: Word[]): Deferred[] {
  * arrays (zsh's `functions`, `aliases`; bash's BASH_ALIASES), files or
  * directories of code, and the options a started bash takes (SHELLOPTS).
  */
-const CODE_VARIABLES: Record<string, "code" | "prompt" | "file" | "options"> = {
+const CODE_VARIABLES: Record<string, "code" | "prompt" | "file" | "options" | "keys"> = {
   PROMPT_COMMAND: "code",
   PS0: "prompt",
   PS1: "prompt",
@@ -331,6 +331,8 @@ const CODE_VARIABLES: Record<string, "code" | "prompt" | "file" | "options"> = {
   galiases: "code",
   saliases: "code",
   BASH_ENV: "file",
+  // readline's key bindings (bash's line editor): a key bound to accept-line runs a line.
+  INPUTRC: "keys",
   ENV: "file",
   // Options every bash started with them sets: `keyword` makes `ls PATH=DIR` find ls in DIR.
   SHELLOPTS: "options",
@@ -355,6 +357,13 @@ export function deferredAssignment(name: string, value: Word | undefined): Defer
   const base = name.replace(/\[.*$/, "");
   if (kind === "file") {
     return [{ kind: "unknown", reason: `${base} names files of code a shell will run unchecked` }];
+  }
+  if (kind === "keys") {
+    return [{
+      kind: "unknown",
+      reason: `${base} names a file of key bindings for the shells the line starts, ` +
+        "which can make a key run a line without termbridge's check",
+    }];
   }
   if (kind === "options") {
     return [{

@@ -93,6 +93,8 @@ export interface ShellState {
   keyword: boolean;
   /** HOME is not the session's: the start-up files a shell reads are not the user's. */
   homeMoved: boolean;
+  /** What moved HOME, for the reason (default: an earlier line). */
+  homeMovedBy?: string;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

@@ -20,6 +20,7 @@ import { resolve } from "node:path";
 import { realPath } from "../policy/paths.ts";
 import { isCodeVariable } from "../policy/deferred.ts";
 import { TerminalError } from "../base/errors.ts";
+import { runtime } from "../runtime/mod.ts";
 import { readsShellLines } from "./line_readers.ts";
 import type { Actor, Approver, Mode } from "./types.ts";
 
@@ -476,12 +477,49 @@ export class Guard {
    * would be, so the engine's rules for them apply to `env` parameters too.
    */
   async #checkEnvCode(check: CommandCheck, context: PolicyContext): Promise<CommandVerdict | null> {
+    if (this.policy === null) return null;
     const names = (check.envNames ?? []).filter(isCodeVariable);
-    if (names.length === 0 || this.policy === null) return null;
     const line = names.map((name) =>
       `export ${name}='${(check.env[name] ?? "").replaceAll("'", `'\\''`)}'`
     ).join("; ");
-    return await this.policy.checkLine(line, context);
+    const code = names.length === 0 ? null : await this.policy.checkLine(line, context);
+    const home = await this.#checkGivenHome(check, context);
+    return code === null ? home : stricter(code, home, "");
+  }
+
+  /**
+   * A HOME the request sets (other than termbridge's own): the shells the
+   * command starts that read start-up files (`bash -ic`, `zsh -c`, a
+   * session's bash or zsh) read the files of that directory, which no check
+   * sees. The command is judged as if an earlier line had moved HOME; a
+   * session's shell as `SHELL -ic true`, since it always reads them.
+   */
+  async #checkGivenHome(
+    check: CommandCheck,
+    context: PolicyContext,
+  ): Promise<CommandVerdict | null> {
+    const home = check.env.HOME;
+    if (
+      this.policy === null || !(check.envNames ?? []).includes("HOME") || home === undefined ||
+      home === runtime.env().HOME
+    ) {
+      return null;
+    }
+    const moved: PolicyContext = {
+      ...context,
+      shellState: {
+        keyword: context.shellState?.keyword ?? false,
+        homeMoved: true,
+        homeMovedBy: `the request sets HOME to ${JSON.stringify(home)}`,
+      },
+    };
+    const argv = check.argv ?? [];
+    if (check.origin === "open" && check.linesChecked === true && argv.length > 0) {
+      return await this.policy.checkArgv([argv[0], "-ic", "true"], moved);
+    }
+    return check.line !== undefined
+      ? await this.policy.checkLine(check.line, moved)
+      : await this.policy.checkArgv(argv, moved);
   }
 }
 
@@ -493,7 +531,11 @@ function notShellReader(check: CommandCheck): string | null {
 }
 
 /** The stricter of two verdicts (the first when they are equal or the second is absent). */
-function stricter(first: CommandVerdict, second: CommandVerdict | null): CommandVerdict {
+function stricter(
+  first: CommandVerdict,
+  second: CommandVerdict | null,
+  label = "its environment: ",
+): CommandVerdict {
   if (second === null || RANK[second.decision] <= RANK[first.decision]) return first;
-  return { ...second, reason: `its environment: ${second.reason}` };
+  return { ...second, reason: `${label}${second.reason}` };
 }

@@ -89,6 +89,49 @@ const HOOKING_TRAP_FUNCTION = /^TRAP(DEBUG|RETURN|ERR|ZERR)$/i;
 const TRACE_OPTIONS =
   /(^|[\s;&|(])(shopt\s+(-[a-z]*\s+)*[^;&|]*\bextdebug\b|set\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*T|set\s+[^;&|]*[-+]o\s+functrace\b|shopt\s+[^;&|]*-o[^;&|]*\bfunctrace\b)/;
 
+/**
+ * bash: lines that turn readline off (`set +o emacs`, `set +o vi`, `shopt -u
+ * -o emacs`), where the check lives; also in quoted text (code kept for
+ * later, such as PROMPT_COMMAND's). `shopt` naming either is refused whatever
+ * it does.
+ */
+const BASH_EDITOR =
+  /(^|[^\w-])(set\s+([^;&|\n]*\s)?\+[a-zA-Z]*o[a-zA-Z]*\s+['"]?(emacs|vi)\b|shopt\s+[^;&|\n]*\b(emacs|vi)\b)/;
+
+/**
+ * zsh: lines that name the ZLE option (`unsetopt zle`, `setopt NO_ZLE`, `set
+ * +o zle`, `emulate sh -o no_zle`), read as zsh reads option names (case and
+ * underscores ignored), or its flag (`set +Z`).
+ */
+const ZSH_EDITOR_NAME =
+  /(^|[^\w-])((un)?setopt\b[^;&|\n]*|(set|emulate)\b[^;&|\n]*[-+]o\s*['"]?)\b(no)?zle\b/;
+const ZSH_EDITOR_FLAG = /(^|[^\w-])((un)?setopt|set|emulate)\s+([^;&|\n]*\s)?[-+][a-zA-Z]*Z/;
+
+/** Why a line would turn the shell's line editor off (or may), or null. */
+function turnsEditorOff(typed: TypedLine): string | null {
+  const off = isZsh(typed)
+    ? ZSH_EDITOR_NAME.test(typed.line.replaceAll("_", "").toLowerCase()) ||
+      ZSH_EDITOR_FLAG.test(typed.line)
+    : BASH_EDITOR.test(typed.line);
+  return off
+    ? "it changes whether the shell's line editor is on, and the check lives in the line editor"
+    : null;
+}
+
+/**
+ * Whether a command sets shell options named only when the line runs, which
+ * may turn the line editor off: zsh's `setopt $o`, bash's `set +o $o`.
+ */
+function setsUnknownOption(first: string, args: Word[], zsh: boolean): boolean {
+  if (zsh) {
+    return ["setopt", "unsetopt", "set", "emulate"].includes(first) &&
+      args.some((word) => word.dynamic);
+  }
+  if (first === "shopt") return args.some((word) => word.dynamic);
+  if (first !== "set") return false;
+  return args.some((word, i) => word.dynamic && /^\+[a-zA-Z]*o/.test(args[i - 1]?.text ?? ""));
+}
+
 /** An argument that assigns to a name written in the line (`NAME=`, `NAME[...]+=`). */
 const STATIC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
@@ -104,6 +147,8 @@ export async function tampersWithCheck(typed: TypedLine): Promise<string | null>
   ) {
     return "it changes how the shell reads # comments";
   }
+  const editor = turnsEditorOff(typed);
+  if (editor !== null) return editor;
   const table = SHELL_TABLES.exec(typed.line);
   if (table !== null) return `it changes the shell's "${table[3]}" table`;
   if (/\$\{\([^)]*P[^)]*\)[^}]*=/.test(typed.line)) {
@@ -131,6 +176,9 @@ export async function tampersWithCheck(typed: TypedLine): Promise<string | null>
     const hidden = words.find((word) => !word.dynamic && HOOK_NAMES.test(word.text));
     if (hidden !== undefined) return `it names "${HOOK_NAMES.exec(hidden.text)?.[0]}"`;
     if (MACHINERY.has(first)) return `it runs "${first}"`;
+    if (setsUnknownOption(first, words.slice(1), isZsh(typed))) {
+      return `it sets options named only when the line runs ("${first}"), which may turn the line editor off`;
+    }
     // bash `hash -p FILE NAME`, zsh `hash NAME=FILE`: NAME would run a file the check cannot see.
     if (first === "hash" && rest.some((word) => /^-[a-z]*p/.test(word) || word.includes("="))) {
       return 'it binds a command name to a file ("hash")';

@@ -41,6 +41,8 @@ const bashRc = (rcFile: string) =>
     "  # The status as $1, not a local (under set -k, `local s=$?` would be an environment).",
     '  builtin set -- "$?"',
     "  __tb_given=",
+    "  # The typed-line check lives in readline: without it, no line may be read (see the hooks).",
+    "  [[ -o emacs || -o vi || -z ${TERMBRIDGE_LINE_CHECK-} ]] || __termbridge_no_editor",
     '  printf \'\\033]133;D;%s\\007\\033]7;file://%s%s\\007\\033]133;A\\007\' "$1" "${HOSTNAME-}" "$PWD"',
     "  case \"${PS1-}\" in *'133;B'*) ;; *) PS1=\"${PS1-}\"'\\[\\033]133;B\\007\\]' ;; esac",
     '  return "$1"',
@@ -214,6 +216,8 @@ function integrate(shell: string, name: string, args: string[], dir: string): In
     const rc = join(dir, `bashrc-${VERSION}`);
     writeOnce(rc, bashRc(rc));
     const { long, rest, env } = splitBashOptions(args);
+    // The user's rc is the one the arguments name, never one a request's env names.
+    env.TERMBRIDGE_USER_RC ??= "";
     return { argv: [shell, ...long, "--rcfile", rc, "-i", ...rest], env, directory: dir };
   }
   if (name === "fish") {
@@ -231,7 +235,8 @@ function integrate(shell: string, name: string, args: string[], dir: string): In
   writeOnce(join(zdotdir, ".zshrc"), ZSH_RC);
   // -f (no rc files) would skip termbridge's .zshrc too: it skips only the user's.
   const noRcs = (arg: string) => arg === "-f" || arg === "--no-rcs" || arg === "--norcs";
-  const env: Record<string, string> = { ZDOTDIR: zdotdir };
+  // The user's .zshrc is in HOME, never in a directory a request's env names.
+  const env: Record<string, string> = { ZDOTDIR: zdotdir, TERMBRIDGE_USER_ZDOTDIR: "" };
   if (args.some(noRcs)) env.TERMBRIDGE_NORC = "1";
   return { argv: [shell, "-i", ...args.filter((arg) => !noRcs(arg))], env, directory: dir };
 }

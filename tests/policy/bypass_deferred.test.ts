@@ -96,6 +96,9 @@ const ASKED: [string, string, RegExp][] = [
   ["emulate with flags built at run time", "emulate sh $F 'touch m'", /run time/],
   ["complete -W with a list built at run time", 'complete -W "$WORDS" xy', /when the line runs/],
   ["complete with options built at run time", "complete $OPT 'touch m' xy", /run time/],
+  // readline's key bindings: a key the file binds to accept-line ran a line unchecked.
+  ["INPUTRC for a shell", "INPUTRC=./keys bash -c ls", /INPUTRC/],
+  ["INPUTRC exported", "export INPUTRC=./keys", /INPUTRC/],
 ];
 
 describeAsked(
@@ -144,6 +147,8 @@ const ALLOWED = [
   // zsh's lower-case names are no nameref's target: a value naming one is only text.
   "kind=functions; echo $kind",
   "mode=prompt",
+  "echo $INPUTRC",
+  "cat ~/.inputrc",
 ];
 
 describeAllowed(

@@ -290,6 +290,42 @@ describe("bypass: through serve", () => {
     }
   });
 
+  it("bypass: HOME in the env parameter (bash -ic runs that HOME's .bashrc) is asked about", async () => {
+    const { dir, env } = markerWorkspace({ policy: { deny: ["marker"] } }, "termbridge-bypass-");
+    mkdirSync(join(dir, "h"));
+    writeFileSync(join(dir, "h", ".bashrc"), "marker home\n");
+    const serve = new Serve([], { cwd: dir, env });
+    try {
+      const created = await serve.request("terminal/create", {
+        sessionId: "s",
+        command: "bash",
+        args: ["-ic", "true"],
+        env: [{ name: "HOME", value: join(dir, "h") }],
+      });
+      assert.equal(errorCode(created), -32003, JSON.stringify(created));
+      assert.match(JSON.stringify(created), /the request sets HOME/);
+      assert.equal(existsSync(join(dir, "ran-home")), false);
+      // A program that reads no start-up files runs with it; so does termbridge's own HOME.
+      for (
+        const [command, args, home] of [
+          ["ls", [], join(dir, "h")],
+          ["bash", ["-ic", "true"], dir],
+        ] as const
+      ) {
+        const ok = await serve.request("terminal/create", {
+          sessionId: "s",
+          command,
+          args,
+          env: [{ name: "HOME", value: home }],
+        });
+        assert.equal(errorCode(ok), undefined, JSON.stringify(ok));
+      }
+    } finally {
+      await serve.close();
+      removeDir(dir);
+    }
+  });
+
   it("bypass: fs/write_text_file through a dangling symlink is judged by its target", async () => {
     const { dir, env } = workspace({ policy: { write: ["${cwd}/**"] } });
     const outside = realpathSync(tempDir("termbridge-outside-"));

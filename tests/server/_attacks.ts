@@ -28,6 +28,8 @@ export type Step = { line: string } | { keys: string };
 export interface Attack {
   name: string;
   shell: "bash" | "zsh";
+  /** The shell's arguments (the session's program is the shell with them). */
+  args?: string[];
   /** Files written in the home directory before the session starts (name to text). */
   files?: Record<string, string>;
   /** Symbolic links made there before the session starts (name to target). */
@@ -58,7 +60,7 @@ export function describeAttacks(title: string, attacks: Attack[]): void {
               mkdirSync(dirname(join(world.dir, name)), { recursive: true });
               symlinkSync(target, join(world.dir, name));
             }
-            await world.ok(["new", "s", "--", c.shell]);
+            await world.ok(["new", "s", "--", c.shell, ...(c.args ?? [])]);
             for (const line of c.setup ?? []) {
               await world.ok(["exec", "s", line.replaceAll("%M%", marker)]);
             }

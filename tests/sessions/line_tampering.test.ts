@@ -43,6 +43,24 @@ const REFUSED: ["bash" | "zsh", string][] = [
   ["zsh", "typeset -gr -m '_?tb_why'"],
   ["zsh", "unset -m 'P?D'"],
   ["zsh", "readonly -m 'x*'"],
+  // The line editor turned off: the check lives in it (a fifth review).
+  ["bash", "set +o emacs"],
+  ["bash", "set +o vi"],
+  ["bash", "builtin set -e +o emacs"],
+  ["bash", "shopt -u -o emacs"],
+  ["bash", "shopt -uo vi"],
+  ["bash", "set +o $mode"],
+  ["bash", "PROMPT_COMMAND='set +o emacs'"],
+  ["zsh", "unsetopt zle"],
+  ["zsh", "setopt no_zle"],
+  ["zsh", "setopt NO_Z_L_E"],
+  ["zsh", "set +o zle"],
+  ["zsh", "set -o nozle"],
+  ["zsh", "set +Z"],
+  ["zsh", "setopt +Z"],
+  ["zsh", "emulate sh -o nozle"],
+  ["zsh", "setopt $opts"],
+  ["zsh", "f() { unsetopt zle; }"],
 ];
 
 const ALLOWED: ["bash" | "zsh", string][] = [
@@ -57,6 +75,16 @@ const ALLOWED: ["bash" | "zsh", string][] = [
   ["zsh", "typeset -r x=1"],
   ["zsh", "unset PWD"],
   ["bash", "unset PROMPT_COMMAND"],
+  ["bash", "set -o vi"],
+  ["bash", "set -o emacs"],
+  ["bash", "set +o history"],
+  ["bash", "shopt -s globstar"],
+  ["bash", "echo vi emacs"],
+  ["zsh", "setopt autocd extendedglob"],
+  ["zsh", "unsetopt beep"],
+  ["zsh", "set -o vi"],
+  ["zsh", "emulate -L zsh"],
+  ["zsh", "bindkey_help=1; echo zle"],
 ];
 
 describe("sessions: lines that would change the typed-line check", () => {

@@ -353,6 +353,12 @@ describe("sessions: typed lines in a sandbox", () => {
   );
 });
 
+/**
+ * The kit's sessions have a HOME of their own, not termbridge's: opening one
+ * is asked about (its start-up files come from there), and approved here.
+ */
+const OPENING = "bash";
+
 describe("sessions: typed lines through the guard", () => {
   it("exec of a line the policy asks about asks once, not again when the shell checks it", async () => {
     await withSessions(async (kit) => {
@@ -361,7 +367,7 @@ describe("sessions: typed lines through the guard", () => {
         mode: "cli",
         policy: createPolicy({ ask: ["echo"], deny: ["touch"] }),
         approver: (request) => {
-          asked.push(request);
+          if (request.subject !== OPENING) asked.push(request);
           return Promise.resolve({ approved: true, by: "test" });
         },
         audit: { enabled: false, record() {} },
@@ -391,6 +397,7 @@ describe("sessions: typed lines through the guard", () => {
         mode: "cli",
         policy: createPolicy({ ask: ["printf", "git push"] }),
         approver: (request) => {
+          if (request.subject === OPENING) return Promise.resolve({ approved: true, by: "test" });
           asked.push(request.subject);
           return Promise.resolve({ approved: request.subject.startsWith("printf"), by: "test" });
         },
@@ -422,7 +429,10 @@ describe("sessions: typed lines through the guard", () => {
         },
         // Setting PATH is asked about (what later lines run depends on it).
         approver: (request) =>
-          Promise.resolve({ approved: request.subject.startsWith("PATH="), by: "test" }),
+          Promise.resolve({
+            approved: request.subject === OPENING || request.subject.startsWith("PATH="),
+            by: "test",
+          }),
         audit: { enabled: true, record: (_actor, event) => void events.push(event) },
       });
       const session = await kit.open("judged", { program: ["bash"], guard });
