@@ -193,3 +193,16 @@ export function dialectReading(dialect: Dialect, text: string, programs: Word[])
   if (dialect === "interactive-zsh") return interactiveZshReading(text);
   return null;
 }
+
+/**
+ * Why a single-quoted operand of a `${x-...}` inside double quotes is read
+ * apart, or null: bash takes the quotes as grouping (a `}` or `"` inside
+ * them ends nothing), dash and zsh as plain characters, so that
+ * `"${x-'}" ; touch m ; : "'}"` is one word to bash and runs `touch m` in
+ * dash and zsh (a zsh session's lines are read with bash's grammar too).
+ * @param text what the quotes hold
+ */
+export function quotedOperand(text: string): string | null {
+  if (!/[}"]/.test(text)) return null;
+  return `in "\${x-'...'}" within double quotes, dash and zsh take the single quotes as plain characters and end the expansion or the string at its } or ", where bash does not, so what runs cannot be known`;
+}

@@ -17,6 +17,7 @@ import { type Word, wordOf } from "./words.ts";
 import { expandedWords } from "./braces.ts";
 import { isLookupVariable } from "./lookup.ts";
 import { hereDocument, unescapeBackquoted } from "./heredocs.ts";
+import { quotedOperand } from "./dialects.ts";
 
 /** A simple command as written, before wrappers are looked through. */
 export interface FoundCommand {
@@ -353,6 +354,8 @@ function hiddenCode(node: SyntaxNode, via: string[], state: State): void {
     // Inside double quotes `'` and `$'` are plain characters: what they hold is expanded.
     const text = node.text.slice(type === "raw_string" ? 1 : 2, -1);
     if (SUBSTITUTION.test(text)) code(state, `: ""${text}`, [...via, "${...}"]);
+    const apart = quotedOperand(text);
+    if (apart !== null) unknown(state, via, apart);
   } else if (type === "command_substitution" && node.text.startsWith("`")) {
     const text = node.text.slice(1, -1);
     const unescaped = unescapeBackquoted(text, inDoubleQuotes(node));

@@ -58,6 +58,17 @@ describeAsked(
   { unknown: true },
 );
 
+describeAsked(
+  "policy: a double-quoted ${x-'...'} holding a } or \" is asked about (dash and zsh end it there)",
+  policy,
+  CONTEXT,
+  [
+    ["a zsh session's line", `echo "\${x-'}" ; touch m ; : "'}"`, /dash and zsh/],
+    ["sh -c", `sh -c 'echo "\${x-'\\''}" ; touch m ; : "'\\''}"'`, /dash and zsh/],
+  ],
+  { unknown: true },
+);
+
 describeAllowed("policy: POSIX strings read alike by dash and bash stay allowed", policy, CONTEXT, [
   "sh -c 'cd x && make'",
   "sh -c 'echo \"$HOME\"'",
@@ -73,6 +84,7 @@ describeAllowed("policy: POSIX strings read alike by dash and bash stay allowed"
   "xargs -n1 sh -c 'echo $1' _",
   "bash -c 'cmd &>/dev/null'",
   "sudo bash -c 'cmd &>/dev/null'",
+  `echo "\${x:-'a b'}" "\${y:-$HOME}"`,
   "bash -c '[[ -f x ]] && echo {a,b}'",
 ]);
 
