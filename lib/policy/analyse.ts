@@ -444,6 +444,15 @@ class Analyser {
     this.#whereItRuns(first.text, program.real, words, via);
     const git = gitByName(program.names[0], words);
     if (git !== null) this.command(git, [...via, first.text], open, stdin, depth + 1);
+    const argv0 = this.analysis.variables.get("ARGV0");
+    if (argv0 !== undefined && !this.#argv0 && isMultiCall(program.names)) {
+      // zsh runs external commands with $ARGV0 as their argv[0] (`ARGV0=git-push git ...`).
+      this.#argv0 = true;
+      for (const name of argv0) {
+        this.#calledAs({ text: name ?? "$ARGV0", dynamic: name === null }, words, via, open, depth);
+      }
+      this.#argv0 = false;
+    }
     const opaque = OPAQUE[first.text];
     if (opaque !== undefined) {
       this.unknown(opaque, via);
@@ -586,6 +595,9 @@ class Analyser {
     this.#lookup = undefined;
     this.#path = saved;
   }
+
+  /** ARGV0's values are being judged as the names programs are called by. */
+  #argv0 = false;
 
   /** The commands found here are looked up in a PATH the line gives (`env PATH=DIR`). */
   #given = false;

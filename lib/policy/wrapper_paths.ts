@@ -27,6 +27,9 @@ export const RESET_PATHS = [
  */
 export const SECURE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin";
 
+/** The safe PATH doas gives the program unless its rule keeps the environment (OpenDoas). */
+export const DOAS_PATH = "/bin:/sbin:/usr/bin:/usr/sbin:/usr/local/bin:/usr/local/sbin";
+
 let login: string[] | undefined;
 
 /**
@@ -52,5 +55,6 @@ export function loginPaths(): string[] {
 
 /** Whether `path` is one of the system PATHs above, not one the line gives (`env PATH=DIR`). */
 export function isSystemPath(path: string): boolean {
-  return path === SECURE_PATH || RESET_PATHS.includes(path) || loginPaths().includes(path);
+  return path === SECURE_PATH || path === DOAS_PATH || RESET_PATHS.includes(path) ||
+    loginPaths().includes(path);
 }

@@ -17,7 +17,7 @@ import {
 import { splitEnvString } from "./env_split.ts";
 import { isLoader, loader, MORE_WRAPPERS, optionProgram } from "./wrappers_more.ts";
 import { assignmentsFor, changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
-import { loginPaths, SECURE_PATH, STANDARD_PATH } from "./wrapper_paths.ts";
+import { DOAS_PATH, loginPaths, SECURE_PATH, STANDARD_PATH } from "./wrapper_paths.ts";
 
 /** A PATH a wrapper gives its program: a value, null when unset, undefined when the line's. */
 export type WrapperPath = string | null | undefined;
@@ -98,6 +98,12 @@ function shellOf(words: Word[], name: string, spec: OptionSpec): Inner[] {
 function scriptOf(words: Word[], text: string, via: string): Inner & { kind: "script" } {
   const word = words.find((w) => w.text === text || w.text.endsWith(`=${text}`));
   return { kind: "script", text: { text, dynamic: word?.dynamic ?? false }, via };
+}
+
+/** An option's value as a word: dynamic when the word that gave it was (`-a "$N"`, `--argv0=$N`). */
+function wordFor(words: Word[], value: string): Word {
+  const given = words.find((w) => w.text === value || w.text.endsWith(value));
+  return { text: value, dynamic: given?.dynamic ?? false };
 }
 
 /** Shells whose `-c STRING` is parsed, and which otherwise read commands from stdin or a file. */
@@ -239,7 +245,7 @@ function envPath(
   return ignore || unset ? null : undefined;
 }
 
-const ENV_OPTIONS = { values: "uCS", longValues: ["unset", "chdir", "split-string"] };
+const ENV_OPTIONS = { values: "uCSa", longValues: ["unset", "chdir", "split-string", "argv0"] };
 
 /**
  * `env -S STRING ...`: env splits STRING by its own rules (`touch\\_m` is
@@ -298,12 +304,15 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
       empty,
     });
     const inner = argv(words, start, name);
+    // `env -a NAME` (coreutils 9.5) calls the program NAME, as `exec -a` does.
+    const called = seen.get("a") ?? seen.get("argv0");
+    const argv0 = typeof called === "string" ? { argv0: wordFor(words, called) } : {};
     return [
       ...place,
       ...assignmentsFor(assignments, name, path !== undefined),
-      ...(path === undefined || inner[0]?.kind !== "argv"
+      ...(inner[0]?.kind !== "argv"
         ? inner
-        : [{ ...inner[0], path: [path] }]),
+        : [{ ...inner[0], ...argv0, ...(path === undefined ? {} : { path: [path] }) }]),
     ];
   },
   sudo(words, name) {
@@ -343,7 +352,10 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
   doas(words, name) {
     const { index, seen } = skipOptions(words, 1, { values: "uC" });
     if (seen.has("s") && index >= words.length) return [{ kind: "stdin", via: `${name} -s` }];
-    return argv(words, index, name);
+    // Without keepenv, doas resets PATH to its safe path.
+    const inner = argv(words, index, name);
+    if (inner[0]?.kind !== "argv") return inner;
+    return [{ ...inner[0], path: [undefined, DOAS_PATH] }];
   },
   nice: (words, name) =>
     argv(
@@ -387,11 +399,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const inner = argv(words, index, name);
     if (typeof called !== "string" || inner[0]?.kind !== "argv") return inner;
     // `exec -a git-push git ...`: the name a multi-call program is called by chooses what it does.
-    const argv0 = words.find((w, i) =>
-      i < index && (w.text === called || w.text === `-a${called}`)
-    );
-    const dynamic = argv0?.dynamic ?? false;
-    return [{ ...inner[0], argv0: { text: called, dynamic } }];
+    return [{ ...inner[0], argv0: wordFor(words.slice(0, index), called) }];
   },
   coproc: (words, name) => argv(words, 1, name),
   stdbuf: (words, name) =>

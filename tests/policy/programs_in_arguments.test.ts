@@ -77,6 +77,13 @@ describeUnderRule("policy: git and busybox do what the name they are called by s
   ["rm -rf", "exec -a rm busybox -rf /", "deny"],
   ["rm -rf", "exec -a myname python3 x.py", "allow"],
   ["git push", 'exec -a "$N" git origin main', "ask"],
+  ["git push", "env -a git-push git origin main", "deny"],
+  ["git push", "env --argv0=git-push git origin main", "deny"],
+  ["git push", "env -a x ls", "allow"],
+  // zsh runs external commands with $ARGV0 as their argv[0].
+  ["git push", "ARGV0=git-push git -q origin main", "deny"],
+  ["git push", 'ARGV0="$x" git status', "ask"],
+  ["git push", "ARGV0=foo git status", "allow"],
 ]);
 
 describeAsked(

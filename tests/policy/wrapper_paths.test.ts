@@ -45,6 +45,7 @@ describeDenied("policy: a wrapper's own PATH finds the program", policy, CONTEXT
   ["setpriv --reset-env", "setpriv --reset-env touch m", RULE],
   ["sudo (secure_path)", "sudo touch m", RULE],
   ["sudo into a shell", "sudo sh -c 'touch m'", RULE],
+  ["doas (its safe path)", "doas touch m", RULE],
   ["env PATH=DIR", "env PATH=/usr/bin touch m", RULE],
 ]);
 
