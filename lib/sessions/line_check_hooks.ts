@@ -372,6 +372,8 @@ export const ZSH_LINE_CHECK = [
   "  # for key bindings). So are keys bound to the builtin accepting widgets themselves",
   "  # (.accept-line, by a start-up file): the wrapper replaces accept-line by name, never those.",
   "  for __tb_km in $(bindkey -l); do",
+  "    # (.safe, zle's fallback, cannot be changed: its Enter is .accept-line.)",
+  "    [[ $__tb_km != .safe ]] || continue",
   "    bindkey -M $__tb_km -L | while IFS= read -r __tb_b; do",
   "      case $__tb_b in",
   '        *" execute-named-cmd" | *" execute-last-named-cmd" | *" run-help" | *" which-command" | \\',

@@ -87,6 +87,22 @@ const CASES: Attack[] = [
 
 describeAttacks("session server: the line editor the typed-line check lives in", CASES);
 
+describe("session server: the hooks start quietly", () => {
+  for (const shell of ["bash", "zsh"] as const) {
+    itWhen(
+      shell === "bash" || HAS_ZSH,
+      `${shell}: no error on the screen at start`,
+      () =>
+        inWorld(BUILD, async (world) => {
+          world.configure(DENY_TOUCH);
+          await world.ok(["new", "s", "--", shell]);
+          const screen = await world.ok(["screen", "s", "--logical"]);
+          assert.doesNotMatch(screen, /bindkey|bind:|zle|protected|warning|not found/, screen);
+        }),
+    );
+  }
+});
+
 describe("session server: a line editor turned off where no line shows it", () => {
   // A function of ~/.bashrc turns readline off: bash cannot turn it back on before the next
   // read (set -o emacs in PROMPT_COMMAND leaves bash reading without it), so the shell ends.
