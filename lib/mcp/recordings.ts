@@ -77,17 +77,21 @@ export class Recordings {
    * Starts recording `session` to a new file (a recording of it in progress
    * is replaced, as a session records to one file at a time).
    * @throws {Error} when the directory cannot be made
+   * @throws {PolicyDeniedError} when the guard refuses the file (the `write` globs, the sandbox)
    */
   start(session: Session, options: RecordingOptions = {}): RecordingStarted {
     for (const [id, active] of this.#active) {
       if (active.session === session) this.stop(id);
     }
     const dir = resolve(options.outputDir ?? this.#dir);
-    mkdirSync(dir, { recursive: true });
     const recordingId = crypto.randomUUID().slice(0, 8);
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const path = join(dir, `${session.name}-${stamp}-${recordingId}.cast`);
-    session.record(path, { idleTimeLimit: options.idleTimeLimit });
+    // The configured directory is the user's choice; a requested one is checked as a write
+    // (globs, sandbox), and made only where the file may be written (else refused below, recorded).
+    const configured = options.outputDir === undefined;
+    if (configured || session.mayRecordTo(path)) mkdirSync(dir, { recursive: true });
+    session.record(path, { idleTimeLimit: options.idleTimeLimit, configured });
     const started: RecordingStarted = {
       recordingId,
       path,

@@ -188,6 +188,7 @@ export class SessionTools {
       ...args,
       cwd: args.cwd ?? this.#options.cwd,
       record: this.#recordPath(args.name),
+      recordConfigured: true,
     });
     this.#lastUse.set(args.name, performance.now());
     return session.info();
@@ -247,6 +248,7 @@ export class SessionTools {
     return this.#manager.getOrOpen(name, {
       cwd: this.#options.cwd,
       record: this.#recordPath(name),
+      recordConfigured: true,
     });
   }
 

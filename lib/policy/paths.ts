@@ -8,7 +8,7 @@
  * @module
  */
 
-import { readlinkSync, realpathSync } from "node:fs";
+import { readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import picomatch from "picomatch";
 import type { PathVerdict, PolicyContext } from "./types.ts";
@@ -29,17 +29,20 @@ export function checkPath(
   context: PolicyContext,
 ): PathVerdict {
   const home = context.env.HOME ?? "/";
-  const real = realPath(resolve(context.cwd, expandTilde(path, home)));
+  const real = realPath(absolute(context.cwd, expandTilde(path, home)));
   if (globs === undefined) {
     return { decision: "allow", path: real, rule: null, reason: `no ${kind} globs are configured` };
   }
+  // A `..` left in `real` follows a directory that is not there: opening it fails as the
+  // kernel's would; the globs judge where it would lead if that directory appeared.
+  const judged = real.split("/").includes("..") ? resolve(real) : real;
   for (const glob of globs) {
-    if (matcher(expandGlob(glob, context.cwd, home))(real)) {
+    if (matcher(expandGlob(glob, context.cwd, home))(judged)) {
       return {
         decision: "allow",
         path: real,
         rule: glob,
-        reason: `"${real}" matches ${kind} glob "${glob}"`,
+        reason: `${JSON.stringify(real)} matches ${kind} glob "${glob}"`,
       };
     }
   }
@@ -48,7 +51,7 @@ export function checkPath(
     decision: "deny",
     path: real,
     rule: null,
-    reason: `"${real}" matches none of the ${kind} globs: ${listed}`,
+    reason: `${JSON.stringify(real)} matches none of the ${kind} globs: ${listed}`,
   };
 }
 
@@ -57,7 +60,8 @@ const matchers = new Map<string, (path: string) => boolean>();
 function matcher(glob: string): (path: string) => boolean {
   const known = matchers.get(glob);
   if (known !== undefined) return known;
-  const match: (path: string) => boolean = picomatch(glob, { dot: true });
+  // "s": every character of a name is a name character, a newline too (picomatch's `.`).
+  const match: (path: string) => boolean = picomatch(glob, { dot: true, flags: "s" });
   if (matchers.size > 500) matchers.clear();
   matchers.set(glob, match);
   return match;
@@ -90,9 +94,20 @@ export function expandGlob(glob: string, cwd: string, home: string): string {
 }
 
 /**
+ * `path` made absolute against `cwd` without touching its `..`: `LINK/..` is
+ * the link target's parent, which only {@linkcode realPath} can know
+ * (`path.resolve` would drop `LINK/..` as text).
+ */
+export function absolute(cwd: string, path: string): string {
+  return path.startsWith("/") ? path : `${cwd}/${path}`;
+}
+
+/**
  * `path` (absolute) as the kernel would open it: every existing component
- * through its symlinks, `..` applied to the real directory; components that
- * do not exist are appended as written.
+ * through its symlinks, `..` applied to the real directory (after a
+ * component that is not a directory, or one that does not exist, the rest
+ * is kept as written, `..` included, so opening it fails as the kernel's
+ * would); components that do not exist are appended as written.
  */
 export function realPath(path: string, links = 0): string {
   const parts = path.split("/").filter((part) => part !== "" && part !== ".");
@@ -100,6 +115,7 @@ export function realPath(path: string, links = 0): string {
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
     if (part === "..") {
+      if (!isDirectory(current)) return unresolved(current, parts.slice(i));
       current = dirname(current);
       continue;
     }
@@ -110,13 +126,29 @@ export function realPath(path: string, links = 0): string {
       // A link to something that does not exist yet: writing through it creates its target.
       const target = readLinkOrNull(next);
       if (target !== null && links < MAX_LINKS) {
-        return realPath(resolve(current, target, ...parts.slice(i + 1)), links + 1);
+        const rest = parts.slice(i + 1).join("/");
+        const followed = target.startsWith("/") ? target : `${current}/${target}`;
+        return realPath(rest === "" ? followed : `${followed}/${rest}`, links + 1);
       }
       // Not there (or not reachable): nothing below it can be a link yet.
-      return resolve(next, ...parts.slice(i + 1));
+      return unresolved(next, parts.slice(i + 1));
     }
   }
   return current;
+}
+
+/** `rest` appended to `base` as written; normalised only when it holds no `..`. */
+function unresolved(base: string, rest: string[]): string {
+  if (!rest.includes("..")) return resolve(base, ...rest);
+  return [base.replace(/\/$/, ""), ...rest].join("/");
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Links followed in one path before giving up, as the kernel's ELOOP. */

@@ -16,8 +16,9 @@ import type {
   RuleMatch,
   ShellState,
 } from "../policy/types.ts";
-import { resolve } from "node:path";
-import { realPath } from "../policy/paths.ts";
+import { readdirSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { absolute, realPath } from "../policy/paths.ts";
 import { isCodeVariable } from "../policy/deferred.ts";
 import { TerminalError } from "../base/errors.ts";
 import { runtime } from "../runtime/mod.ts";
@@ -122,12 +123,34 @@ export interface GuardOptions {
   approver: Approver;
   audit: AuditSink;
   /**
-   * Files `fs/write_text_file` never writes, whatever the globs say: termbridge's
-   * own configuration files and audit log (an agent rewriting a trusted
-   * directory's termbridge.jsonc would widen the next run).
+   * Files termbridge never writes for a request (`fs/write_text_file`, a
+   * recording), whatever the globs say: its own configuration files and
+   * audit log (an agent rewriting a trusted directory's termbridge.jsonc
+   * would widen the next run). Known by path, through any link or `..`, and
+   * by identity (device and inode), so a hard link or bind mount is refused too.
    */
   protectedFiles?: string[];
+  /** Logs whose rotated files (`FILE.1`, `FILE.2`, ...) are protected as the log itself. */
+  protectedLogs?: string[];
+  /**
+   * Whether a termbridge started in `dir` would take `dir/termbridge.jsonc`
+   * whole (a directory the user's `trust` names, or one below it): no such
+   * file is written for a request.
+   */
+  trustsDirectory?: (dir: string) => boolean;
 }
+
+/** What a hard link or a bind mount shares with the file: device and inode. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  /** Names the file has (hard links). */
+  nlink: number;
+  isFile(): boolean;
+}
+
+/** The configuration file a termbridge takes from its working directory. */
+const REPOSITORY_CONFIG = "termbridge.jsonc";
 
 /** Words for a verdict's rule, e.g. `deny rule "rm -rf"` or `the default (ask)`. */
 /** A rule in words, as refusals name it (`deny rule "rm *"`, the policy's default). */
@@ -176,6 +199,8 @@ export class Guard {
   readonly audit: AuditSink;
   #approver: Approver;
   readonly #protectedFiles: string[];
+  readonly #protectedLogs: string[];
+  readonly #trustsDirectory: (dir: string) => boolean;
 
   constructor(options: GuardOptions) {
     this.mode = options.mode;
@@ -183,6 +208,8 @@ export class Guard {
     this.audit = options.audit;
     this.#approver = options.approver;
     this.#protectedFiles = options.protectedFiles ?? [];
+    this.#protectedLogs = options.protectedLogs ?? [];
+    this.#trustsDirectory = options.trustsDirectory ?? (() => false);
   }
 
   /** A guard with no policy and no audit log: what the core uses when nobody configured one. */
@@ -365,11 +392,35 @@ export class Guard {
    */
   checkWrite(
     path: string,
-    bytes: number,
+    bytes: number | null,
     context: PolicyContext & { writeRoots?: string[] | null },
     actor: Actor,
   ): string {
-    return this.#checkPath("write", path, context, actor, bytes);
+    return this.#checkPath("write", path, context, actor, bytes ?? undefined);
+  }
+
+  /**
+   * Checks a write to a file the user chose in the configuration (mcp's
+   * recordings directory), not a request: the `write` globs and the sandbox
+   * do not apply, termbridge's own files (by name or identity) and files
+   * with other names are still refused (recorded).
+   * @returns the path to write: normalised, symlinks resolved
+   * @throws {PolicyDeniedError} when it is one of termbridge's own files
+   */
+  checkConfiguredWrite(path: string, context: PolicyContext, actor: Actor): string {
+    this.#refuseProtected(path, context, actor);
+    return realPath(absolute(context.cwd, path));
+  }
+
+  /**
+   * Checks the file a write opened (`path`, as {@linkcode checkWrite}
+   * returned it; `opened`, its `fstat`) is none of termbridge's own files
+   * by identity and has no other name (hard link) the globs did not check.
+   * @throws {PolicyDeniedError} when it must not be written (recorded)
+   */
+  checkOpenedWrite(path: string, opened: FileIdentity, actor: Actor): void {
+    const refusal = this.#identityRefusal(opened);
+    if (refusal !== null) this.#refuseWrite(path, path, refusal, actor);
   }
 
   /** Records a file read once its size is known (before the reply). */
@@ -405,9 +456,11 @@ export class Guard {
       ? this.policy.checkRead(path, context)
       : this.policy.checkWrite(path, context);
     const roots = kind === "write" ? context.writeRoots ?? null : null;
+    // A `..` left in the path follows a directory that is not there (the open fails): judged lexically.
+    const where = verdict.path.split("/").includes("..") ? resolve(verdict.path) : verdict.path;
     if (
       verdict.decision === "allow" && roots !== null &&
-      !roots.some((root) => verdict.path === root || verdict.path.startsWith(`${root}/`))
+      !roots.some((root) => where === root || where.startsWith(`${root}/`))
     ) {
       verdict = {
         ...verdict,
@@ -449,12 +502,17 @@ export class Guard {
     return verdict.path;
   }
 
-  /** Refuses (and records) a write to one of termbridge's own files, through any link or `..`. */
+  /**
+   * Refuses (and records) a write to one of termbridge's own files, through
+   * any link or `..`, by name or by identity, and to a file with other names.
+   */
   #refuseProtected(path: string, context: PolicyContext, actor: Actor, bytes?: number): void {
-    if (this.#protectedFiles.length === 0) return;
-    const real = realPath(resolve(context.cwd, path));
-    const hit = this.#protectedFiles.find((file) => realPath(file) === real);
-    if (hit === undefined) return;
+    const real = realPath(absolute(context.cwd, path));
+    const refusal = this.#pathRefusal(real) ?? this.#identityRefusal(statOrNull(real));
+    if (refusal !== null) this.#refuseWrite(path, real, refusal, actor, bytes);
+  }
+
+  #refuseWrite(path: string, real: string, reason: string, actor: Actor, bytes?: number): never {
     this.audit.record(actor, {
       event: "write",
       path: real,
@@ -463,12 +521,67 @@ export class Guard {
       rule: null,
     });
     throw new PolicyDeniedError(
-      `Denied by policy: cannot write ${
-        JSON.stringify(path)
-      }: it is termbridge's own configuration or audit log ("${hit}"); edit it yourself`,
+      `Denied by policy: cannot write ${JSON.stringify(path)}: ${reason}`,
       null,
       path,
     );
+  }
+
+  /** Why `real` (a resolved path) is one of termbridge's own files by its name, else null. */
+  #pathRefusal(real: string): string | null {
+    const own = this.#protectedFiles.find((file) => realPath(file) === real) ??
+      this.#protectedLogs.find((log) => isLogOrRotation(real, realPath(log)));
+    if (own !== undefined) {
+      return `it is termbridge's own configuration or audit log (${
+        JSON.stringify(own)
+      }); edit it yourself`;
+    }
+    if (basename(real) === REPOSITORY_CONFIG && this.#trustsDirectory(dirname(real))) {
+      return `it would be the configuration of a trusted directory (${
+        JSON.stringify(dirname(real))
+      }), which a termbridge started there takes whole; edit it yourself`;
+    }
+    return null;
+  }
+
+  /**
+   * Why the file `found` (a stat, or null when there is none) must not be
+   * written: it is one of termbridge's own files under another name (a hard
+   * link, a bind mount), or it has names the globs did not check; else null.
+   */
+  #identityRefusal(found: FileIdentity | null): string | null {
+    if (found === null || !found.isFile()) return null;
+    for (const file of this.#ownFiles()) {
+      const own = statOrNull(file);
+      if (own !== null && own.dev === found.dev && own.ino === found.ino) {
+        return `it is another name (a hard link or a bind mount) of termbridge's own configuration ` +
+          `or audit log (${JSON.stringify(file)}); edit that yourself`;
+      }
+    }
+    if (found.nlink > 1) {
+      return `the file has ${found.nlink} names (hard links), and writing it would change it under ` +
+        `the others too, which no write glob checked; remove the link (or copy the file) first`;
+    }
+    return null;
+  }
+
+  /** termbridge's own files as they are now: the protected files, the logs and their rotations. */
+  #ownFiles(): string[] {
+    const files = [...this.#protectedFiles];
+    for (const log of this.#protectedLogs) {
+      files.push(log);
+      const prefix = `${basename(log)}.`;
+      try {
+        for (const name of readdirSync(dirname(log))) {
+          if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) {
+            files.push(join(dirname(log), name));
+          }
+        }
+      } catch {
+        // The log's directory is not there (yet): no rotations either.
+      }
+    }
+    return files;
   }
 
   /**
@@ -520,6 +633,20 @@ export class Guard {
     return check.line !== undefined
       ? await this.policy.checkLine(check.line, moved)
       : await this.policy.checkArgv(argv, moved);
+  }
+}
+
+/** Whether `path` is the log `log` or one of its rotated files (`LOG.1`, `LOG.2`, ...). */
+function isLogOrRotation(path: string, log: string): boolean {
+  return path === log || (path.startsWith(`${log}.`) && /^\d+$/.test(path.slice(log.length + 1)));
+}
+
+/** The file at `path` (links followed), or null when there is none. */
+function statOrNull(path: string): FileIdentity | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null; // Not there (yet), or not reachable: nothing to compare.
   }
 }
 

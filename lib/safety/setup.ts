@@ -5,8 +5,9 @@
  * @module
  */
 
+import { homedir } from "node:os";
 import { join } from "node:path";
-import { AuditLog, NO_AUDIT } from "../audit/log.ts";
+import { AuditLog, NO_AUDIT, ROTATE_KEEP } from "../audit/log.ts";
 import {
   applyFlag,
   ConfigError,
@@ -17,6 +18,7 @@ import {
   resolveAuditPath,
   userConfigPath,
 } from "../config/config.ts";
+import { isTrusted } from "../config/trust.ts";
 import type { CommandPolicy, PolicyRules } from "../policy/types.ts";
 import {
   containmentOptions,
@@ -146,13 +148,17 @@ export function openSafety(
     userConfigPath(env),
     join(options.cwd, "termbridge.jsonc"),
     ...loaded.files.map((file) => file.path),
-    ...(auditPath === null ? [] : [auditPath]),
+    ...(auditPath === null ? [] : [auditPath, ...rotatedFiles(auditPath)]),
   ];
   const guard = new Guard({
     mode,
     policy,
     audit,
     protectedFiles,
+    // The audit log's rotated files are the log's, which `termbridge audit` reads too.
+    protectedLogs: auditPath === null ? [] : [auditPath],
+    // A trusted directory's termbridge.jsonc, wherever in its tree, is the next run's whole config.
+    trustsDirectory: (dir) => isTrusted(dir, loaded.config.trust ?? [], env.HOME || homedir()),
     approver: approverOf(flags.answer, mode, options.approver),
   });
   const { limits, sandbox, budget } = containmentOptions(loaded.config, rules?.write);
@@ -166,6 +172,11 @@ export function openSafety(
     auditPath,
     close: () => audit instanceof AuditLog && audit.close(),
   };
+}
+
+/** The audit log's rotated files (`LOG.1` .. `LOG.N`). */
+function rotatedFiles(auditPath: string): string[] {
+  return Array.from({ length: ROTATE_KEEP }, (_, i) => `${auditPath}.${i + 1}`);
 }
 
 /** Sets the mode's interactive approver once it can ask, unless `--yes`/`--no` answer already. */

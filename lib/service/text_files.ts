@@ -205,12 +205,17 @@ export async function writeTextFile(
   if (parent !== "directory") {
     throw new FileError("wrong-kind", `Cannot write "${path}": "${directory}" is not a directory`);
   }
-  if ((await kindOf(path)) === "directory") {
+  const kind = await kindOf(path);
+  if (kind === "directory") {
     throw new FileError("wrong-kind", `Cannot write "${path}": it is a directory`);
+  }
+  if (kind === "other") {
+    // Opening a FIFO would wait for a reader, a device is no text file: neither is written.
+    throw new FileError("wrong-kind", `Cannot write "${path}": it is a special file, not a file`);
   }
   let file: FileHandle;
   try {
-    file = await openChecked("write", path, WRITE_FLAGS, isChecked(access));
+    file = await openChecked("write", path, WRITE_FLAGS, isChecked(access), access);
   } catch (error) {
     throw fileErrorFrom(error, "write", path);
   }

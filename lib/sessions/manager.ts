@@ -14,7 +14,9 @@ import {
   type Limits,
   type SandboxSettings,
   TerminalBudget,
+  writeRoots,
 } from "../sandbox/mod.ts";
+import type { WriteAccess } from "./session_types.ts";
 
 /** Settings shared by every session a manager opens. */
 export interface SessionDefaults {
@@ -116,6 +118,8 @@ export class SessionManager {
       guard: this.#defaults.guard ?? options.guard,
       // So does its sandbox, whose workspace is the manager's directory, not a request's cwd.
       sandbox: this.#sandbox() ?? options.sandbox,
+      // Recordings go where the mode's fs/write_text_file may write, whatever the request's cwd.
+      writeAccess: this.#writeAccess(),
     });
     this.#opening.set(name, opening);
     try {
@@ -137,6 +141,16 @@ export class SessionManager {
   #sandbox(): SandboxSettings | undefined {
     const { sandbox, cwd } = this.#defaults;
     return sandbox && { workspace: resolve(cwd ?? runtime.cwd()), ...sandbox };
+  }
+
+  /** Where every session's recordings may be written: the manager's cwd, environment and sandbox. */
+  #writeAccess(): WriteAccess {
+    const cwd = this.#defaults.cwd ?? runtime.cwd();
+    return {
+      cwd,
+      env: { ...runtime.env(), ...this.#defaults.env },
+      writeRoots: writeRoots(this.#sandbox(), cwd),
+    };
   }
 
   /**

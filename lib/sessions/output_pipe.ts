@@ -5,9 +5,11 @@
  * @module
  */
 
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import { openWriteSync } from "../service/checked_open.ts";
 import { fileErrorFrom } from "../service/file_errors.ts";
+import type { FileAccess } from "../service/text_files.ts";
 import { SessionUsageError } from "./errors.ts";
 
 /** Where the output comes from: new text since a position, and a change notification. */
@@ -29,17 +31,30 @@ export class OutputPipe {
   #closed = false;
 
   /**
-   * Opens `path` for appending (created 0600) and starts copying the output that comes from now on.
+   * Opens `path` for appending (created 0600) and starts copying the output
+   * that comes from now on. With `access`, the guard checks the path as it
+   * checks `fs/write_text_file`'s (recorded in the audit log). The file is
+   * opened without blocking and must be a regular file.
    * @throws {SessionUsageError} for a relative path
-   * @throws {FileError} when the file cannot be opened (a directory, permission denied, ...)
+   * @throws {PolicyDeniedError} when the guard refuses the path
+   * @throws {FileError} when the file cannot be opened (a directory, a FIFO, permission denied, ...)
    */
-  constructor(path: string, source: PipeSource) {
-    if (!isAbsolute(path)) {
-      throw new SessionUsageError(`Cannot pipe to ${JSON.stringify(path)}: give an absolute path`);
+  constructor(requested: string, source: PipeSource, access?: FileAccess) {
+    if (!isAbsolute(requested)) {
+      throw new SessionUsageError(
+        `Cannot pipe to ${JSON.stringify(requested)}: give an absolute path`,
+      );
     }
+    const path = access === undefined
+      ? requested
+      : access.guard.checkWrite(requested, null, access, access.actor);
     this.path = path;
     try {
-      this.#fd = openSync(path, "a", 0o600);
+      this.#fd = openWriteSync("pipe to", path, {
+        append: true,
+        checked: access !== undefined && access.guard.policy !== null,
+        check: access,
+      });
     } catch (error) {
       throw fileErrorFrom(error, "pipe to", path);
     }

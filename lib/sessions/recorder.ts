@@ -4,9 +4,20 @@
  * @module
  */
 
-import { closeSync, fchmodSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { isAbsolute } from "node:path";
+import { kindWords, openWriteSync } from "../service/checked_open.ts";
 import { FileError, fileErrorFrom } from "../service/file_errors.ts";
+import type { FileAccess } from "../service/text_files.ts";
 import { SessionUsageError } from "./errors.ts";
 
 /** What an asciicast header records about the terminal. */
@@ -33,6 +44,23 @@ export function castHeader(header: CastHeader): Record<string, unknown> {
   return head;
 }
 
+/**
+ * Who records, for the guard: a recording is a write termbridge makes for a
+ * request, checked as `fs/write_text_file`'s are (the `write` globs, the
+ * sandbox's writable directories, termbridge's own files).
+ */
+export type RecordAccess = FileAccess;
+
+/** A recording's file as {@linkcode checkRecordTarget} allowed it. */
+export interface RecordTarget {
+  /** The file to open: symlinks resolved when a policy checked it. */
+  path: string;
+  /** Whether a policy checked (and resolved) the path: it is opened as checked. */
+  checked: boolean;
+  /** The guard that checked it (it checks the opened file too). */
+  access?: RecordAccess;
+}
+
 /** Writes one asciicast v2 file; every event is written as it happens. */
 export class CastRecorder {
   readonly path: string;
@@ -42,20 +70,29 @@ export class CastRecorder {
   #closed = false;
 
   /**
-   * Creates `path` and writes the header. An existing file is replaced only
-   * when it is empty or an asciicast recording, or with `overwrite`.
-   * @throws {SessionUsageError} for a relative path
-   * @throws {FileError} for a file that is not a recording (without
-   * `overwrite`), a directory, and system errors (permission denied, ...)
+   * Creates the file of `target` (from {@linkcode checkRecordTarget}) and
+   * writes the header, replacing what the file held. The file is opened
+   * without blocking and must be a regular file (a FIFO or a device is refused).
+   * @throws {FileError} for a directory or a special file, and system errors (permission denied, ...)
+   * @throws {PolicyDeniedError} when the file opened is not the one checked
    */
-  constructor(path: string, header: CastHeader, options: { overwrite?: boolean } = {}) {
-    checkRecordTarget(path, options.overwrite ?? false);
+  constructor(target: RecordTarget, header: CastHeader) {
+    const { path } = target;
     this.path = path;
     try {
       // Recordings hold what a session showed (and maybe what was typed): the user's alone.
-      this.#fd = openSync(path, "w", 0o600);
+      this.#fd = openWriteSync("record to", path, {
+        checked: target.checked,
+        check: target.access,
+      });
+    } catch (error) {
+      throw fileErrorFrom(error, "record to", path);
+    }
+    try {
+      ftruncateSync(this.#fd);
       fchmodSync(this.#fd, 0o600); // A recording it replaces may have been readable by others.
     } catch (error) {
+      closeSync(this.#fd);
       throw fileErrorFrom(error, "record to", path);
     }
     this.#line(castHeader(header));
@@ -97,12 +134,14 @@ export class CastRecorder {
   }
 }
 
-/** The first bytes of a file, enough for an asciicast header. */
+/** The first bytes of a regular file, enough for an asciicast header (never blocks). */
 function head(path: string): string {
-  const fd = openSync(path, "r");
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
     const bytes = new Uint8Array(4096);
     return new TextDecoder().decode(bytes.subarray(0, readSync(fd, bytes)));
+  } catch {
+    return ""; // Not readable as a file (swapped for a FIFO since): not a recording.
   } finally {
     closeSync(fd);
   }
@@ -119,32 +158,58 @@ export function isAsciicast(text: string): boolean {
 }
 
 /**
- * Refuses a relative path, a directory, and an existing file that is not a
- * recording (unless `overwrite`), before anything is started.
+ * Checks a recording's file before anything is started: refuses a relative
+ * path; with `access`, a path the guard refuses for writing (recorded in
+ * the audit log, as `fs/write_text_file`'s writes are; for a `configured`
+ * file, one the user's configuration chose, only termbridge's own files
+ * are refused, not what the `write` globs leave out); a directory, a FIFO,
+ * socket or device; and an existing file that is not a recording (unless
+ * `overwrite`).
+ * @returns the file to record to, for {@linkcode CastRecorder}
  * @throws {SessionUsageError} for a relative path
+ * @throws {PolicyDeniedError} when the guard refuses the path
  * @throws {FileError} for the others
  */
-export function checkRecordTarget(path: string, overwrite: boolean): void {
-  if (!isAbsolute(path)) {
+export function checkRecordTarget(
+  requested: string,
+  overwrite: boolean,
+  access?: RecordAccess,
+  configured = false,
+): RecordTarget {
+  if (!isAbsolute(requested)) {
     throw new SessionUsageError(
-      `Cannot record to ${JSON.stringify(path)}: the path must be absolute ` +
+      `Cannot record to ${JSON.stringify(requested)}: the path must be absolute ` +
         `(the REPL and scripts resolve a relative one against their working directory)`,
     );
   }
-  let existing: ReturnType<typeof statSync> | undefined;
+  const path = access === undefined
+    ? requested
+    : configured
+    ? access.guard.checkConfiguredWrite(requested, access, access.actor)
+    : access.guard.checkWrite(requested, null, access, access.actor);
   try {
-    existing = statSync(path, { throwIfNoEntry: false });
+    const existing = statSync(path, { throwIfNoEntry: false });
     if (existing?.isDirectory()) {
       throw new FileError("wrong-kind", `Cannot record to "${path}": it is a directory`);
     }
-    if (existing === undefined || overwrite || existing.size === 0) return;
-    if (!existing.isFile() || !isAsciicast(head(path))) {
+    if (existing !== undefined && !existing.isFile()) {
+      // Opening a FIFO for writing waits for a reader: termbridge would stop answering.
+      throw new FileError(
+        "wrong-kind",
+        `Cannot record to "${path}": it is ${kindWords(existing)}, not a file`,
+      );
+    }
+    const checked = access !== undefined && (configured || access.guard.policy !== null);
+    const target = { path, checked, ...(access === undefined ? {} : { access }) };
+    if (existing === undefined || overwrite || existing.size === 0) return target;
+    if (!isAsciicast(head(path))) {
       throw new FileError(
         "wrong-kind",
         `Cannot record to "${path}": the file exists and is not an asciicast recording; ` +
           `choose another file, or ask to overwrite it (serve: overwrite: true; repl, run: record --overwrite)`,
       );
     }
+    return target;
   } catch (error) {
     throw fileErrorFrom(error, "record to", path);
   }

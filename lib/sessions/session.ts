@@ -26,7 +26,8 @@ import {
   waitUntilReady,
 } from "./session_open.ts";
 import { SessionRecording } from "./session_recording.ts";
-import type { CommandResult, SessionInfo, SessionOptions } from "./session_types.ts";
+import type { RecordTarget } from "./recorder.ts";
+import type { CommandResult, SessionInfo, SessionOptions, WriteAccess } from "./session_types.ts";
 import { type IntegratedShell, integrateShell } from "./shell_integration.ts";
 import { ShellState, TYPED } from "./shell_state.ts";
 import { TYPED_LINE_OSC, TypedLineChannel } from "./typed_lines.ts";
@@ -44,6 +45,10 @@ interface SessionParts {
   guard: Guard;
   /** The policy's bookkeeping of the lines the session sends, shared with the shell's line check. */
   checks: SentLineChecks;
+  /** Where its recordings and pipes may be written. */
+  writeAccess: WriteAccess;
+  /** The recording's file it opens with, as the guard allowed it. */
+  record?: RecordTarget;
 }
 
 /** A named terminal session. */
@@ -95,6 +100,11 @@ export class Session {
       terminal: this.terminal,
       outputText: (from) => this.outputText(from),
       onRecord: options.onRecord,
+      writeAccess: () => ({
+        guard: this.#guard,
+        actor: this.#guard.actor({ session: this.name }),
+        ...parts.writeAccess,
+      }),
     });
     this.#input = new ProgramInput({
       name: this.name,
@@ -135,9 +145,10 @@ export class Session {
     });
     this.terminal.onChange(() => this.#lastOutputAt = performance.now());
     if (options.record) {
-      this.record(options.record, {
+      this.#recording.record(options.record, {
         overwrite: options.recordOverwrite,
         input: options.recordInput,
+        target: parts.record,
       });
     }
   }
@@ -164,6 +175,8 @@ export class Session {
       sandbox,
       guard,
       checks,
+      writeAccess: opening.writeAccess,
+      ...(opening.record ? { record: opening.record } : {}),
     });
     opened.session = session;
     auditLifetime(opening, session.terminal);
@@ -273,18 +286,40 @@ export class Session {
    * that is not a recording is replaced only with `overwrite`; `idleTimeLimit`
    * goes in the header, for players to shorten longer pauses. What is sent
    * to the program (passwords typed at a prompt included) is recorded only
-   * with `input`, as asciinema does. The file is created 0600.
+   * with `input`, as asciinema does. The file is created 0600. The guard
+   * checks the file as it checks `fs/write_text_file`'s (the `write` globs,
+   * the sandbox's writable directories, termbridge's own files), and only a
+   * regular file is written (a FIFO or a device is refused, never waited on).
+   * @throws {PolicyDeniedError} when the guard refuses the file
+   * @throws {FileError} for a file that cannot be written, or is not a recording (without `overwrite`)
    */
   record(
     path: string | null,
-    options: { overwrite?: boolean; idleTimeLimit?: number; input?: boolean } = {},
+    options: {
+      overwrite?: boolean;
+      idleTimeLimit?: number;
+      input?: boolean;
+      /** `path` comes from the configuration (mcp's recordings directory), not a request. */
+      configured?: boolean;
+    } = {},
   ): void {
     this.#recording.record(path, options);
   }
 
   /**
+   * Whether the guard would let a recording of this session write `path`
+   * (the `write` globs and the sandbox's writable directories; nothing is
+   * recorded or refused): e.g. before making a directory for one.
+   */
+  mayRecordTo(path: string): boolean {
+    const { guard, ...access } = this.#recording.writeAccess();
+    return guard.judgeWrite(path, access).decision === "allow";
+  }
+
+  /**
    * Appends the session's output from now on, as plain text, to the file at
-   * absolute `path` (replacing a pipe in progress), or stops with null.
+   * absolute `path` (replacing a pipe in progress), or stops with null;
+   * the file is checked as a recording's is.
    * @returns the file piped to before, if any
    */
   pipe(path: string | null): string | undefined {

@@ -7,16 +7,16 @@
 
 import { basename, dirname } from "node:path";
 import { runtime } from "../runtime/mod.ts";
-import { sandboxPrefix, type SandboxSettings } from "../sandbox/mod.ts";
+import { sandboxPrefix, type SandboxSettings, writeRoots } from "../sandbox/mod.ts";
 import { Guard } from "../safety/guard.ts";
 import type { Actor } from "../safety/types.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import { resolveProgram } from "../terminal/launch.ts";
 import type { Terminal } from "../terminal/terminal.ts";
 import { SessionStartError } from "./errors.ts";
-import { checkRecordTarget } from "./recorder.ts";
+import { checkRecordTarget, type RecordTarget } from "./recorder.ts";
 import type { SentLineChecks } from "./sent_lines.ts";
-import type { SessionOptions } from "./session_types.ts";
+import type { SessionOptions, WriteAccess } from "./session_types.ts";
 import { type IntegratedShell, supportsLineChecks } from "./shell_integration.ts";
 import type { TypedLine, TypedLineCheck } from "./typed_lines.ts";
 import { SETTLE_MS, settledFor } from "./waits.ts";
@@ -48,21 +48,36 @@ export interface Opening {
   guard: Guard;
   /** Who opens it, for the audit log. */
   actor: Actor;
+  /** Where its recordings and pipes may be written. */
+  writeAccess: WriteAccess;
+  /** The recording's file as the guard allowed it, when it opens with one. */
+  record?: RecordTarget;
 }
 
 /**
- * Checks that a session may open: its recording's file, then the policy's
- * verdict on its program (recorded in the audit log).
- * @throws {FileError} when the recording's file is there and not a recording (without `recordOverwrite`)
+ * Checks that a session may open: its recording's file (the guard's write
+ * check), then the policy's verdict on its program (recorded in the audit log).
+ * @throws {FileError} when the recording's file is there and not a recording (without
+ * `recordOverwrite`), or not a regular file
+ * @throws {PolicyDeniedError} when the guard refuses the recording's file
  * @throws {PolicyDeniedError} when the policy refuses the program
  */
 export async function checkOpening(options: SessionOptions): Promise<Opening> {
-  if (options.record) checkRecordTarget(options.record, options.recordOverwrite ?? false);
   const env = { ...runtime.env(), ...options.env };
   const cwd = options.cwd ?? runtime.cwd();
   const program = options.program ?? [defaultShell(env)];
   const guard = options.guard ?? Guard.open();
   const actor = guard.actor({ session: options.name });
+  const writeAccess = options.writeAccess ??
+    { cwd, env: runtime.env(), writeRoots: writeRoots(options.sandbox, cwd) };
+  const record = options.record
+    ? checkRecordTarget(
+      options.record,
+      options.recordOverwrite ?? false,
+      { guard, actor, ...writeAccess },
+      options.recordConfigured,
+    )
+    : undefined;
   await guard.checkCommand(
     {
       origin: "open",
@@ -74,7 +89,7 @@ export async function checkOpening(options: SessionOptions): Promise<Opening> {
     },
     actor,
   );
-  return { program, cwd, env, guard, actor };
+  return { program, cwd, env, guard, actor, writeAccess, ...(record ? { record } : {}) };
 }
 
 /**

@@ -6,7 +6,8 @@
 
 import type { Terminal } from "../terminal/terminal.ts";
 import { OutputPipe } from "./output_pipe.ts";
-import { CastRecorder } from "./recorder.ts";
+import type { FileAccess } from "../service/text_files.ts";
+import { CastRecorder, checkRecordTarget, type RecordTarget } from "./recorder.ts";
 
 /** What a session's recording reads of the session. */
 export interface RecordedSession {
@@ -17,12 +18,16 @@ export interface RecordedSession {
   outputText(from: number): { text: string; end: number };
   /** Told of each recording started (its file). */
   onRecord?: (path: string) => void;
+  /** Who writes the recording's and the pipe's files, for the guard's write check. */
+  writeAccess(): FileAccess;
 }
 
 /** A session's recording and pipe, each in progress or not. */
 export class SessionRecording {
   readonly #session: RecordedSession;
   #recorder: CastRecorder | undefined;
+  /** The recording's file as it was asked for (the recorder's is resolved). */
+  #recordedPath = "";
   #stopRecording: (() => void) | undefined;
   /** Whether the recording in progress takes input too. */
   #recordInput = false;
@@ -32,20 +37,34 @@ export class SessionRecording {
     this.#session = session;
   }
 
+  /** Who writes the recording's and the pipe's files, for the guard's write check. */
+  writeAccess(): FileAccess {
+    return this.#session.writeAccess();
+  }
+
   /** The file of the recording in progress, or null. */
   get path(): string | null {
-    return this.#recorder?.path ?? null;
+    return this.#recorder === undefined ? null : this.#recordedPath;
   }
 
   /**
    * Starts recording to `path` (replacing a recording in progress), or stops
-   * with null; see Session.record.
+   * with null; see Session.record. `target` is the file `checkRecordTarget`
+   * already allowed for `path` (a session opened with a recording).
    * @throws {SessionUsageError} for a relative path
+   * @throws {PolicyDeniedError} when the guard refuses to write the file
    * @throws {FileError} when the file cannot be written or is not a recording (without `overwrite`)
    */
   record(
     path: string | null,
-    options: { overwrite?: boolean; idleTimeLimit?: number; input?: boolean } = {},
+    options: {
+      overwrite?: boolean;
+      idleTimeLimit?: number;
+      input?: boolean;
+      target?: RecordTarget;
+      /** The file comes from the configuration (mcp's recordings directory), not a request. */
+      configured?: boolean;
+    } = {},
   ): void {
     if (path === null) {
       this.#stopRecording?.();
@@ -56,13 +75,20 @@ export class SessionRecording {
       return;
     }
     const { name, program, terminal } = this.#session;
-    const recorder = new CastRecorder(path, {
+    const target = options.target ??
+      checkRecordTarget(
+        path,
+        options.overwrite ?? false,
+        this.#session.writeAccess(),
+        options.configured,
+      );
+    const recorder = new CastRecorder(target, {
       cols: terminal.cols,
       rows: terminal.rows,
       title: `termbridge session ${name}`,
       env: { SHELL: program[0], TERM: "xterm-256color" },
       idleTimeLimit: options.idleTimeLimit,
-    }, options);
+    });
     this.record(null); // A refused file leaves the recording in progress alone.
     let offset = terminal.rawLog.totalBytes;
     this.#stopRecording = terminal.onChange(() => {
@@ -70,6 +96,7 @@ export class SessionRecording {
       offset = terminal.rawLog.totalBytes;
     });
     this.#recorder = recorder;
+    this.#recordedPath = path;
     this.#recordInput = options.input === true;
     this.#session.onRecord?.(path);
   }
@@ -88,7 +115,7 @@ export class SessionRecording {
         return terminal.textLog.totalBytes;
       },
       onChange: (listener) => terminal.onChange(listener),
-    });
+    }, session.writeAccess());
     const before = this.#pipe?.path;
     this.#pipe?.close();
     this.#pipe = next;

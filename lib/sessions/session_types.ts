@@ -27,8 +27,23 @@ export interface SessionOptions {
   record?: string;
   /** Replace `record` even when it exists and is not an asciicast recording. */
   recordOverwrite?: boolean;
+  /**
+   * `record` comes from the configuration (mcp's `--record DIR`), not from a
+   * request: the `write` globs and the sandbox do not apply to it (termbridge's
+   * own files are still refused).
+   */
+  recordConfigured?: boolean;
   /** Record what is sent to the program too (typed passwords included); default: output only. */
   recordInput?: boolean;
+  /**
+   * Where the session's recordings and pipes may be written: as termbridge's
+   * `fs/write_text_file` may (the `write` globs with `${cwd}` and `~` of
+   * `cwd` and `env`, the sandbox's writable directories `writeRoots`, null
+   * without a sandbox; never termbridge's own files). The session manager
+   * sets it from its own defaults, so a request's `cwd` or `env` cannot
+   * widen it. Default: the session's cwd, termbridge's environment and `sandbox`.
+   */
+  writeAccess?: WriteAccess;
   /** Told of each recording the session starts (its file), e.g. for the dashboard's list. */
   onRecord?: (path: string) => void;
   /** The sandbox the program runs in (default: off). */
@@ -50,6 +65,13 @@ export interface SessionOptions {
    * run first), in milliseconds; default `FIRST_PROMPT_MS` (10 s).
    */
   startTimeoutMs?: number;
+}
+
+/** What the `write` globs of a session's recordings and pipes are judged with (see SessionOptions). */
+export interface WriteAccess {
+  cwd: string;
+  env: Record<string, string>;
+  writeRoots: string[] | null;
 }
 
 /** What `exec` and `input` report. */

@@ -4,13 +4,14 @@
  * is capped rather than refused, a command right after Ctrl+C keeps its first
  * character, results are sized for a model and never sent twice, and what the
  * current upstream Terminal MCP sends (sessionId, format, createSession,
- * destroySession, startRecording, stopRecording) works.
+ * destroySession, startRecording, stopRecording) works; startRecording's
+ * outputDir is checked as a write.
  * @module
  */
 
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeDir, tempDir, withMcp } from "./_kit.ts";
 
@@ -208,6 +209,40 @@ describe("mcp: hardening", () => {
           "on-failure keeps no file after a stop",
         );
       });
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("mcp: startRecording's outputDir is a write (the globs decide; nothing made outside); the configured directory is the user's", async () => {
+    const dir = tempDir("termbridge-mcp-rec-");
+    try {
+      writeFileSync(join(dir, "termbridge.jsonc"), '{ "policy": { "write": ["${cwd}/ok/**"] } }');
+      await withMcp(async (mcp) => {
+        const refused = await mcp.call("startRecording", {
+          outputDir: join(dir, "elsewhere", "casts"),
+        });
+        assert.equal(refused.isError, true, refused.text);
+        assert.match(refused.text, /matches none of the write globs/);
+        assert.equal(
+          existsSync(join(dir, "elsewhere")),
+          false,
+          "no directory made outside the globs",
+        );
+        const inside = await mcp.json("startRecording", { outputDir: join(dir, "ok", "casts") });
+        assert.ok(inside.path.startsWith(join(dir, "ok", "casts") + "/"), inside.path);
+        await mcp.json("stopRecording", { recordingId: inside.recordingId });
+        // The default directory (the state directory's) was not asked for: it is termbridge's own choice.
+        const own = await mcp.json("startRecording", {});
+        assert.ok(
+          own.path.startsWith(join(dir, "state", "termbridge", "recordings") + "/"),
+          own.path,
+        );
+        assert.equal(
+          (await mcp.json("stopRecording", { recordingId: own.recordingId })).saved,
+          true,
+        );
+      }, { cwd: dir, env: { XDG_STATE_HOME: join(dir, "state") } });
     } finally {
       removeDir(dir);
     }

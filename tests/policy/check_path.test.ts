@@ -98,6 +98,47 @@ describe("policy: paths", () => {
     assert.equal(sibling.decision, "deny");
   });
 
+  test("LINK/.. is the parent of the link's target, as the kernel opens it, not text removed", () => {
+    // escape -> outside, so escape/.. is root (the kernel's), not work (path.resolve's).
+    const through = rules().checkRead(`${work}/escape/../work/src/a.txt`, context);
+    assert.equal(through.path, join(work, "src", "a.txt"));
+    assert.equal(through.decision, "allow", through.reason);
+    const relative = rules().checkRead("escape/../outside/secret", context);
+    assert.equal(relative.path, join(outside, "secret"));
+    assert.equal(relative.decision, "deny", relative.reason);
+    // A link whose target does not exist yet: its own `..` is taken from where it points.
+    symlinkSync("../../outside/later/deeper", join(work, "src", "dangling"));
+    const dangling = rules().checkWrite(`${work}/src/dangling/../x.txt`, context);
+    assert.equal(dangling.path, `${outside}/later/deeper/../x.txt`);
+    assert.equal(dangling.decision, "deny", dangling.reason);
+  });
+
+  test("after a directory that is not there, .. stays in the path (opening it fails, as the kernel's)", () => {
+    const verdict = rules().checkWrite(`${work}/src/missing/../b.txt`, context);
+    assert.equal(verdict.path, `${work}/src/missing/../b.txt`);
+    assert.equal(verdict.decision, "allow", verdict.reason); // Judged where it would lead.
+    const file = rules().checkWrite(`${work}/src/a.txt/../b.txt`, context);
+    assert.equal(file.path, `${work}/src/a.txt/../b.txt`, "a file is no directory to leave");
+  });
+
+  test("a newline (or any control character) in a name is a name character to the globs", () => {
+    const odd = join(work, "src", "a\nb\tc\x1b.txt");
+    writeFileSync(odd, "odd");
+    const everywhere = createPolicy({ read: ["/**"], write: ["${cwd}/src/*"] });
+    const read = everywhere.checkRead(odd, context);
+    assert.equal(read.decision, "allow", read.reason);
+    assert.equal(read.path, odd);
+    assert.equal(everywhere.checkWrite(odd, context).decision, "allow");
+    assert.equal(rules().checkRead(odd, context).decision, "allow");
+    const refused = everywhere.checkWrite(join(work, "x\ny"), context);
+    assert.equal(refused.decision, "deny");
+    assert.ok(
+      !refused.reason.includes("\n"),
+      `the reason shows the name escaped: ${refused.reason}`,
+    );
+    assert.match(refused.reason, /x\\ny" matches none of the write globs/);
+  });
+
   test("no globs configured: everything allowed, and said so", () => {
     const verdict = createPolicy({}).checkWrite("/etc/passwd", context);
     assert.equal(verdict.decision, "allow");
