@@ -5,7 +5,9 @@
  * @module
  */
 
-import { existsSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, writeSync } from "node:fs";
+import { openWriteSync } from "../service/checked_open.ts";
+import { fileErrorFrom } from "../service/file_errors.ts";
 import { type Command, defineCommand } from "./command.ts";
 import { CommandError } from "./errors.ts";
 import { EXEC_COMMANDS } from "./exec_commands.ts";
@@ -72,7 +74,19 @@ Keys typed while attached are not saved. --force replaces an existing FILE.`,
       `# termbridge script, saved from the REPL on ${new Date().toISOString()}`,
       `# Replay: termbridge run ${args.path}`,
     ];
-    writeFileSync(path, [...header, ...ctx.transcript, ""].join("\n"));
+    // Opened without blocking, a regular file only: a FIFO there would stop the REPL (or the server).
+    let fd: number;
+    try {
+      fd = openWriteSync("save to", path, { checked: false });
+    } catch (error) {
+      throw fileErrorFrom(error, "save to", path);
+    }
+    try {
+      ftruncateSync(fd);
+      writeSync(fd, [...header, ...ctx.transcript, ""].join("\n"));
+    } finally {
+      closeSync(fd);
+    }
     const count = ctx.transcript.filter((line) => !line.startsWith("#")).length;
     return {
       note: `Saved ${count} command${

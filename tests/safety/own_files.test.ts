@@ -1,7 +1,7 @@
 /**
  * termbridge's own files through `serve`'s fs/write_text_file (the built
- * binary, or main.ts): a hard link to the user's config is refused as the
- * config itself, so is a file with another name outside the write globs;
+ * binary, or main.ts): a hard link (or, as root, a bind mount) of the user's
+ * config is refused as the config itself, so is a file with another name;
  * the audit log's rotated files are the log's; a termbridge.jsonc anywhere
  * in a trusted directory's tree is refused (an untrusted one's may only
  * tighten, so it is written); `LINK/..` is the kernel's file; a name with a
@@ -12,12 +12,19 @@
 import { describe, it as nodeIt } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { removeDir } from "../mcp/_kit.ts";
+import process from "node:process";
+import { removeDir, termbridgeCommand } from "../mcp/_kit.ts";
 import { markerWorkspace } from "./_workspace.ts";
 import { Serve } from "./_serve.ts";
 
 const S = "s1";
+
+/** Whether this process may bind-mount in a mount namespace of its own (root, unshare). */
+function canBindMount(): boolean {
+  return process.getuid?.() === 0 && spawnSync("unshare", ["-m", "true"]).status === 0;
+}
 
 /** A test with a generous timeout (child processes' pipes, as guard_e2e's). */
 function it(name: string, fn: () => Promise<void> | void): void {
@@ -81,6 +88,46 @@ describe("own files", () => {
       linkSync(join(dir, "outside.txt"), join(dir, "ws", "other.txt"));
     });
   });
+
+  nodeIt(
+    "own files: a bind mount of the user's config is refused as the config (by device and inode)",
+    { timeout: 120_000, skip: canBindMount() ? false : "needs root and unshare -m" },
+    () => {
+      const { dir, env } = markerWorkspace({}, "termbridge-own-");
+      try {
+        const config = join(dir, "config", "termbridge", "termbridge.jsonc");
+        mkdirSync(join(dir, "config", "termbridge"), { recursive: true });
+        writeFileSync(config, "{}\n");
+        const bound = join(dir, "bound.txt");
+        writeFileSync(bound, "");
+        const { command, args } = termbridgeCommand();
+        const request = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "fs/write_text_file",
+          params: { sessionId: S, path: bound, content: '{ "trust": ["/"] }' },
+        });
+        const run = spawnSync("unshare", [
+          "-m",
+          "sh",
+          "-c",
+          'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+          "sh",
+          config,
+          bound,
+          command,
+          ...args,
+          "serve",
+        ], { cwd: dir, env, input: `${request}\n`, encoding: "utf8", timeout: 60_000 });
+        const answer = JSON.parse(run.stdout.split("\n")[0] || "{}");
+        assert.equal(answer.error?.code, -32003, run.stdout + run.stderr);
+        assert.match(answer.error.data.message, /a bind mount\) of termbridge's own/);
+        assert.equal(readFileSync(config, "utf8"), "{}\n");
+      } finally {
+        removeDir(dir);
+      }
+    },
+  );
 
   it("own files: the audit log's rotated files are refused as the log is", async () => {
     await withWorkspace({}, async (serve, dir) => {
