@@ -7,6 +7,9 @@
  * when it holds one of those constructs; a string without any is read alike
  * by both, and is checked as it is. An interactive zsh reading its standard
  * input takes `#` for a word, not a comment (interactive_comments is off).
+ * Wherever a line is read (a zsh session's too), single quotes inside a
+ * double-quoted `${x-...}` group for bash and are plain characters for dash
+ * and zsh (`quotedOperand`).
  * @module
  */
 
