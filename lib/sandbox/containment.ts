@@ -24,7 +24,7 @@ import {
   rmdirSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import { runtime } from "../runtime/mod.ts";
 import { killMarked, MARKER_WATCHDOG, ownerVariable, sweepMarked } from "./containment_marker.ts";
@@ -33,15 +33,25 @@ import { abandonedCgroups, enableV2Controllers, sweepAbandonedV1, v1Roots } from
 /**
  * The watchdog (see {@linkcode startWatchdog}): waits until termbridge is
  * gone, however it ended (its standard input, a pipe only termbridge writes,
- * ends), then kills every cgroup under $0 and removes them, and then the
- * cgroup v1 directories of its tree limits ($2...: see tree_limits.ts). $1 is
+ * ends), then kills every cgroup under $0, then every process that left them
+ * but still carries termbridge's marker variable $2 (when not empty: see
+ * {@linkcode terminalCgroup}), removes the cgroups, and then the cgroup v1
+ * directories of its tree limits ($3...: see tree_limits.ts). $1 is
  * termbridge's pid, for {@linkcode watched}.
  */
 const WATCHDOG = `trap '' HUP INT TERM QUIT PIPE
 while read -r _; do :; done
-shift
+v=$2
+shift 2
 echo 1 >"$0/cgroup.kill" 2>/dev/null
 for d in "$0"/*/; do [ -f "$d/cgroup.kill" ] && echo 1 >"$d/cgroup.kill"; done
+i=0
+while [ -n "$v" ] && [ "$i" -lt 100 ]; do
+  pids=$(grep -lsaz "^$v=" /proc/[0-9]*/environ | cut -d/ -f3)
+  [ -z "$pids" ] && break
+  kill -9 $pids 2>/dev/null
+  sleep 0.05; i=$((i + 1))
+done
 i=0
 while [ "$i" -lt 200 ]; do
   find "$0" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
@@ -162,8 +172,9 @@ function startContainment(): Containment {
     return startMarker("the kernel has no cgroup.kill (Linux 5.14 or later needed)");
   }
   enableV2Controllers(root);
+  const variable = ownerVariable() ?? "";
   try {
-    startWatchdog(["/bin/sh", "-c", WATCHDOG, root, String(process.pid), ...v1Roots()]);
+    startWatchdog(["/bin/sh", "-c", WATCHDOG, root, String(process.pid), variable, ...v1Roots()]);
   } catch (error) {
     rmdirSync(root);
     return startMarker(`cannot start the watchdog: ${(error as Error).message}`);
@@ -186,6 +197,7 @@ function watched(pid: number, root: string): boolean {
 
 /** Containment by cgroups under `root`, this process's directory (its watchdog started). */
 function cgroupContainment(root: string): Containment {
+  const variable = ownerVariable();
   let next = 1;
   return {
     kind: "cgroup",
@@ -197,7 +209,7 @@ function cgroupContainment(root: string): Containment {
         const path = join(root, `${base}-${next++}`);
         try {
           mkdirSync(path);
-          return terminalCgroup(path);
+          return terminalCgroup(path, variable && `${variable}=${basename(path)}`);
         } catch (error) {
           // Taken by another instance of this module in the same process: the next number.
           if ((error as { code?: string }).code === "EEXIST") continue;
@@ -243,7 +255,14 @@ export function startMarker(reason: string): Containment {
   };
 }
 
-function terminalCgroup(path: string): TerminalCgroup {
+/**
+ * The cgroup at `path`. With a `marker` (`VARIABLE=terminal`, as in marker
+ * mode), the program also carries it in its environment, so that a process
+ * that moved itself out of the cgroup (one that may write the hierarchy: root,
+ * or a delegated cgroup) is still found at release and by the watchdog,
+ * unless it cleared its environment too.
+ */
+function terminalCgroup(path: string, marker?: string | null): TerminalCgroup {
   const kill = () => {
     try {
       writeFileSync(join(path, "cgroup.kill"), "1");
@@ -254,7 +273,15 @@ function terminalCgroup(path: string): TerminalCgroup {
   };
   return {
     path,
-    prefix: ["/bin/sh", "-c", 'echo "$$" >"$0" && exec "$@"', join(path, "cgroup.procs")],
+    prefix: marker
+      ? [
+        "/bin/sh",
+        "-c",
+        'echo "$$" >"$0" && export "$1" && shift && exec "$@"',
+        join(path, "cgroup.procs"),
+        marker,
+      ]
+      : ["/bin/sh", "-c", 'echo "$$" >"$0" && exec "$@"', join(path, "cgroup.procs")],
     kill,
     async remove() {
       if (!existsSync(path)) return;
@@ -264,6 +291,8 @@ function terminalCgroup(path: string): TerminalCgroup {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       removeTree(path);
+      // Whatever left the cgroup (one read of /proc when nothing did).
+      if (marker) await sweepMarked(`${marker}\0`);
     },
   };
 }

@@ -9,10 +9,10 @@
 
 import { describe, it, itWhen } from "../harness.ts";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { containment } from "../../lib/sandbox/mod.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
 import { isAlive, termbridgeArgv, waitUntil } from "../helpers.ts";
@@ -121,6 +121,48 @@ describe("containment", () => {
           await allGone(pids);
         } finally {
           await terminal.dispose();
+        }
+      });
+    },
+  );
+
+  itWhen(
+    containment().kind === "cgroup",
+    "containment: a process that moved itself out of its cgroup is still killed, at release and after kill -9",
+    async () => {
+      const own = dirname(containment().root!);
+      // It moves itself to termbridge's own cgroup (possible where the hierarchy is writable), then leaves the session.
+      const command = (file: string) =>
+        `sh -c 'echo $$ >${own}/cgroup.procs && exec setsid sh -c "echo \\$\\$ >>${file}; exec sleep 1005"' & sleep 1006`;
+      const started = async (file: string) => {
+        await waitUntil(
+          () => existsSync(file) && readFileSync(file, "utf8").trim() !== "",
+          "the escapee",
+        );
+        const pid = Number(readFileSync(file, "utf8").trim());
+        await waitUntil(() => isAlive(pid), "the escapee running");
+        assert.doesNotMatch(readFileSync(`/proc/${pid}/cgroup`, "utf8"), /termbridge-/, "it left");
+        return pid;
+      };
+      await withDir(async (dir) => {
+        const file = join(dir, "released");
+        const terminal = Terminal.spawn({ argv: ["/bin/sh", "-c", command(file)], stdin: "null" });
+        try {
+          const pid = await started(file);
+          await terminal.dispose();
+          await allGone([pid]);
+        } finally {
+          await terminal.dispose();
+        }
+        const killed = join(dir, "killed");
+        const child = Child.start([...termbridgeArgv(), "serve"], { cwd: dir });
+        try {
+          await createOverServe(child, command(killed));
+          const pid = await started(killed);
+          assert.ok(child.signal("SIGKILL"));
+          await allGone([pid]);
+        } finally {
+          await child.dispose();
         }
       });
     },
