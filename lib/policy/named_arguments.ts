@@ -3,7 +3,8 @@
  * arguments or in the values a line sets: the general rule for programs that
  * run their arguments (`setpriv touch`, `valgrind /usr/bin/tou?h`,
  * `run-parts /usr/bin`), asked about because what they run is not known.
- * Wrappers termbridge knows are looked through instead (`wrappers.ts`).
+ * Wrappers termbridge knows are looked through instead (`wrappers.ts`): only
+ * their own options' values are looked at here (`ltrace -F /usr/bin/touch`).
  * @module
  */
 
@@ -16,7 +17,7 @@ import { isBuiltin, programNames, realFile } from "./resolve.ts";
 import { linkedArgument, programsIn } from "./linked_arguments.ts";
 import { type CompiledRule, matchRule, type RuleIndex } from "./rules.ts";
 import type { Decision, PolicyContext, RuleMatch } from "./types.ts";
-import { isWrapper } from "./wrappers.ts";
+import { isWrapper, ownWordsEnd } from "./wrappers.ts";
 
 /** What a line is judged with: the compiled rules, the context, how unknowns count. */
 export interface Judge {
@@ -66,9 +67,11 @@ export function judgeValues(analysis: Analysis, judge: Judge): Judged | null {
  * knows are looked through instead, so what they run is judged exactly.
  */
 export function namedInArguments(found: Analysed, judge: Judge, shown: string): Judged | null {
-  if (found.program.names.some(isWrapper)) return null;
+  // A known wrapper: only its own options and their values (what it runs is judged as such).
+  const wrapper = found.program.names.find(isWrapper);
   const words = found.words;
-  for (let i = 1; i < words.length; i++) {
+  const end = wrapper === undefined ? words.length : ownWordsEnd(words, wrapper);
+  for (let i = 1; i < end; i++) {
     const word = words[i];
     if (word.dynamic) {
       const spelled = spelledInArguments(i, found, judge, shown);
@@ -108,7 +111,9 @@ function namedText(
   shown: string,
 ): Judged | null {
   if (text === "" || text.startsWith("-") || /\s/.test(text)) return null;
-  const folder = holdsNamed(found, text, judge);
+  // A known wrapper's own option values (`env -C DIR`) are not run as directories.
+  const wrapper = found.program.names.some(isWrapper);
+  const folder = wrapper ? null : holdsNamed(found, text, judge);
   if (folder !== null) {
     return decided(
       "ask",
@@ -118,7 +123,7 @@ function namedText(
   }
   // A link (`./ls2` -> touch) or a directory holding one (`run-parts d`): by what it leads to.
   const linked = isBuiltin(found.words[0].text) ? null : linkedArgument(text, judge.context.cwd);
-  if (linked?.kind === "dir") {
+  if (linked?.kind === "dir" && !wrapper) {
     const held = holdsLinked(linked.path, text, judge, shown);
     if (held !== null) return held;
   }
@@ -287,7 +292,7 @@ function spelledInArguments(
       : `${escapeGlob(judge.context.cwd)}/`) +
     pattern.replace(/(.)\/+$/, "$1");
   const pathLike = word.glob === true || pattern.includes("/");
-  if (pathLike && !isBuiltin(found.words[0].text)) {
+  if (pathLike && !isBuiltin(found.words[0].text) && !found.program.names.some(isWrapper)) {
     for (const [folder, rule] of namedFolders(judge)) {
       if (!globsOverlap(full, escapeGlob(folder))) {
         continue;

@@ -576,6 +576,27 @@ export function innerCommands(words: Word[], program: string): Inner[] {
   return wrapper(words, program);
 }
 
+/**
+ * Where what a wrapper runs begins among its words: the words before are its
+ * own options and their values (`fakeroot -i FILE`, `find DIR -name N`), which
+ * may name a program it runs in a way not modelled here. -1 for a shell (its
+ * words are its script's) or when what it runs is not among its words.
+ */
+export function ownWordsEnd(words: Word[], program: string): number {
+  if (SHELLS.has(program) || program in OPAQUE_RUNNERS) return -1;
+  let end = -1;
+  for (const inner of innerCommands(words, program)) {
+    const first = inner.kind === "argv"
+      ? inner.words[0]
+      : inner.kind === "script"
+      ? inner.text
+      : null;
+    const at = first === null ? -1 : words.indexOf(first);
+    if (at > 0 && (end < 0 || at < end)) end = at;
+  }
+  return end;
+}
+
 /** Whether `program` runs other programs (a wrapper or a shell). */
 export function isWrapper(program: string): boolean {
   return SHELLS.has(program) || program in WRAPPERS || program in MORE_WRAPPERS ||

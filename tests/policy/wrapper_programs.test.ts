@@ -53,6 +53,11 @@ describeAsked("policy: what cannot be known there is asked about", policy, CONTE
   ["env -S built at run time", 'env -S "$X"', /only known when the line runs/],
 ], { unknown: true });
 
+describeAsked("policy: a known wrapper's own option values are looked at", policy, CONTEXT, [
+  ["an editor env gives", "env GIT_EDITOR=touch git commit", "touch"],
+  ["an option not modelled", "ltrace -F /usr/bin/touch ls", "touch"],
+]);
+
 describeUnderRule("policy: su -s runs PROG with -c's value and the user's arguments", CONTEXT, [
   ["git push", "su -s /usr/bin/git -c core.x=y root -- push -q origin main", "deny"],
   ["git push", "su -s /usr/bin/git root -- push origin main", "deny"],
@@ -73,4 +78,9 @@ describeAllowed("policy: these wrappers used plainly stay allowed", policy, CONT
   "env -S '#touch m'",
   "env -S 'ls\\c touch m'",
   "env -S 'echo \"a\\_b\"'",
+  "command -v touch",
+  "sudo -u root ls",
+  "env -C /tmp ls",
+  "find . -name '*.ts' -exec grep -l touch {} +",
+  "xargs -I{} cp {} /tmp",
 ]);
