@@ -163,6 +163,11 @@ function bwrapArgs(
   const roots = writeRoots(settings, cwd) ?? [];
   for (const root of roots) args.push("--bind-try", root, root);
   for (const path of writable) args.push("--bind-try", path, path);
+  // A writable root above /dev (a write glob "/**", a workspace "/") bound it without devices:
+  // /dev/null would refuse to open.
+  if ([...roots, ...writable].some((root) => inside("/dev", realOrSelf(root)))) {
+    args.push("--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm");
+  }
   // termbridge's configuration and audit log stay read-only in a writable directory: a
   // command could otherwise turn the sandbox off for the next run, or rewrite the log.
   for (const file of protectedInside(settings, [...roots, ...writable])) {

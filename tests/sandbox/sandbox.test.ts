@@ -246,6 +246,19 @@ describe("sandbox", () => {
     },
   );
 
+  itWhen(
+    hasBwrap,
+    'sandbox: a write glob "/**" makes the host writable and still starts (devices stay usable)',
+    async () => {
+      await withDirs(async ({ workspace, outside }) => {
+        const line = `echo >/dev/null && echo x >${outside}/written && echo done`;
+        const boxed = await run(line, workspace, { ...WORKSPACE, write: ["/**"] });
+        assert.match(boxed.output, /^done$/m);
+        assert.equal(existsSync(join(outside, "written")), true);
+      });
+    },
+  );
+
   itWhen(hasBwrap, "sandbox: kill takes the process group inside", async () => {
     await withDirs(async ({ workspace }) => {
       const service = new TerminalService({ cwd: workspace, sandbox: WORKSPACE });
