@@ -13,7 +13,14 @@ import type { ShellParser } from "./parser.ts";
 import { lineValues } from "./line_values.ts";
 import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
-import { isBuiltin, programNames, realFile } from "./resolve.ts";
+import {
+  isBuiltin,
+  type ProgramFile,
+  programFile,
+  programNames,
+  realFile,
+  relativeEntryBefore,
+} from "./resolve.ts";
 import { gitByName, isMultiCall } from "./called_as.ts";
 import { onlyReads } from "./read_only.ts";
 import { scriptPlace } from "./script_files.ts";
@@ -67,11 +74,22 @@ export interface AnalysisContext {
   env?: Record<string, string>;
   /** What earlier lines left changed in the shell (a session's typed lines). */
   shellState?: ShellState;
+  /** The shell the line is typed into (`zsh`, `/bin/bash`): its builtins run no file. Bash when not given. */
+  shell?: string;
 }
 
-/** Program paths that name a file by an open descriptor: what runs is not known from the name. */
-const DESCRIPTOR =
-  /^\/(dev\/fd\/|dev\/std(in|out|err)$|proc\/[^/]+\/(fd|map_files)\/|proc\/[^/]+\/exe$)/;
+/** What a name the shell runs itself leads to: no file. */
+const NO_FILE: ProgramFile = { real: null, process: false, directory: false };
+
+/** Shells whose builtins are known (resolve.ts); another program's string may go to any shell. */
+const SHELLS = new Set(["bash", "rbash", "zsh", "sh", "dash"]);
+
+/**
+ * Text that may make a command name that is no program a change of directory
+ * (with autocd): CDPATH, or bash's cdable_vars, zsh's CDABLE_VARS (`-T`), by
+ * any spelling zsh accepts (case and underscores ignored).
+ */
+const CD_BY_NAME = /cdablevars|cdpath|\b(set|setopt)\s+[-+]\w*T/i;
 
 /** Quoted text shaped as an array subscript holding a substitution (`a[$(cmd)]`). */
 const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
@@ -151,19 +169,24 @@ class Analyser {
     // An earlier line moved HOME: any shell's start-up files are someone else's.
     this.#startupDirectory = context.shellState?.homeMoved === true;
     this.#homeMoved = this.#startupDirectory;
+    this.#cdByName = (context.env?.CDPATH ?? "") !== "";
+    this.#shell = context.shell;
   }
 
   /**
    * Checks a line of code; `dialect` when another shell than the one around
    * reads it (`sh -c STRING`), else it is read as the text it stands in.
    */
-  line(text: string, via: string[], depth: number, dialect?: Dialect): void {
-    const outer = this.#dialect;
+  line(text: string, via: string[], depth: number, dialect?: Dialect, shell?: string): void {
+    const outer = { dialect: this.#dialect, shell: this.#shell };
     if (dialect !== undefined) this.#dialect = dialect;
+    // The shell whose builtins its names are (another program's string: any shell's).
+    if (shell !== undefined) this.#shell = SHELLS.has(shell) ? shell : "";
     try {
       this.#line(text, via, depth);
     } finally {
-      this.#dialect = outer;
+      this.#dialect = outer.dialect;
+      this.#shell = outer.shell;
     }
   }
 
@@ -186,6 +209,7 @@ class Analyser {
       }
     }
     if (!this.#startupDirectory && STARTUP_VARIABLE.test(text)) this.#startupDirectory = true;
+    if (!this.#cdByName && CD_BY_NAME.test(text.replaceAll("_", ""))) this.#cdByName = true;
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
     try {
@@ -418,22 +442,17 @@ class Analyser {
       first = { text: first.text.slice(1), dynamic: false };
       words = [first, ...words.slice(1)];
     }
-    if (DESCRIPTOR.test(first.text)) {
-      // `exec 3</usr/bin/touch; /proc/self/fd/3`: the file is whatever was opened.
-      this.unknown(
-        `the program "${first.text}" is a file opened by descriptor, known only when it runs`,
-        via,
-      );
-    }
     if (!this.#startupDirectory && words.some((w) => STARTUP_VARIABLE.test(w.text))) {
       this.#startupDirectory = true;
     }
-    const program = programNames(first.text, { cwd: this.context.cwd, path });
+    const lookup = { cwd: this.context.cwd, path, shell: this.#shell };
+    const program = programNames(first.text, lookup);
     const entry: Analysed = { words, via, program, open };
     if (program.real !== null) entry.resolved = program.real;
     this.analysis.commands.push(entry);
     if (
-      this.#given && program.real === null && !first.text.includes("/") && !isBuiltin(first.text)
+      this.#given && program.real === null && !first.text.includes("/") &&
+      !isBuiltin(first.text, this.#shell)
     ) {
       // `env PATH=DIR ls`: the line may put ls into DIR first.
       this.unknown(
@@ -441,7 +460,7 @@ class Analyser {
         via,
       );
     }
-    this.#whereItRuns(first.text, program.real, words, via);
+    this.#whereItRuns(first.text, program.real, words, via, lookup);
     const git = gitByName(program.names[0], words);
     if (git !== null) this.command(git, [...via, first.text], open, stdin, depth + 1);
     const argv0 = this.analysis.variables.get("ARGV0");
@@ -472,7 +491,7 @@ class Analyser {
     const name = program.names.find(isWrapper);
     if (name === undefined) {
       // `perf stat sh -c CMD`: a shell among the arguments of a program nobody listed.
-      const at = isBuiltin(first.text) || onlyReads(program.names, words)
+      const at = isBuiltin(first.text, this.#shell) || onlyReads(program.names, words)
         ? -1
         : shellAmongArguments(words, this.context);
       if (at > 0) this.command(words.slice(at), [...via, first.text], open, stdin, depth + 1);
@@ -504,15 +523,16 @@ class Analyser {
           this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);
         } else {
           this.#withPath(inner, false, () => {
-            this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false));
+            this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false), name);
           });
         }
       } else if (inner.kind === "file") {
         const place = this.#changedDirectory && !inner.path.text.startsWith("/")
           ? "file" // Where a relative path leads is not known (#scriptFile says so).
           : scriptPlace(inner.path.text, this.context.cwd);
-        if (place === "stdin") this.#standardInput(inner.via, stdin, via, depth, reads(true));
-        else if (place === "file") this.#scriptFile(inner.path.text, inner.via, via);
+        if (place === "stdin") {
+          this.#standardInput(inner.via, stdin, via, depth, reads(true), name);
+        } else if (place === "file") this.#scriptFile(inner.path.text, inner.via, via);
         else {
           this.unknown(
             `${inner.via} runs "${inner.path.text}", a device or process file whose contents are not known`,
@@ -520,7 +540,7 @@ class Analyser {
           );
         }
       } else if (inner.kind === "stdin") {
-        this.#standardInput(inner.via, stdin, via, depth, reads(true));
+        this.#standardInput(inner.via, stdin, via, depth, reads(true), name);
       } else if (inner.kind === "chdir") {
         this.#changedDirectory = true;
       } else if (inner.kind === "startup") {
@@ -636,9 +656,10 @@ class Analyser {
     via: string[],
     depth: number,
     dialect: Dialect,
+    program: string,
   ): void {
     if (stdin !== undefined && !stdin.dynamic) {
-      this.line(stdin.text, [...via, `${shell} <<`], depth + 1, dialect);
+      this.line(stdin.text, [...via, `${shell} <<`], depth + 1, dialect, program);
     } else {
       this.unknown(
         `${shell} reads the commands it runs from standard input, so they cannot be checked`,
@@ -676,17 +697,40 @@ class Analyser {
     }
   }
 
-  /** Directory changes seen so far in the line (`cd`, `pushd`, `popd`). */
+  /**
+   * Directory changes seen so far in the line: `cd`, `pushd`, `popd`, `chdir`,
+   * a directory named as a command (autocd).
+   */
   #changedDirectory = false;
+  /** The line may make a name that is no program a change of directory (CDPATH, cdable_vars). */
+  #cdByName: boolean;
+  /** The shell the current text runs in (`zsh`; "": not known which; undefined: bash). */
+  #shell: string | undefined;
 
   /**
    * What makes a program word's file unknowable before the line runs: a path
    * that does not exist yet (the line may create it, `ln -s /bin/rm x && ./x`),
-   * a relative path after the line changed directory, `hash -p` re-pointing a
-   * name.
+   * a relative path or a name found through a relative PATH entry after the
+   * line changed directory, a process's file (`/proc/self/exe`, `/dev/stdin`:
+   * the shell's own, not known here), `hash -p` re-pointing a name.
    */
-  #whereItRuns(word: string, real: string | null, words: Word[], via: string[]): void {
-    if (word.includes("/")) {
+  #whereItRuns(
+    word: string,
+    real: string | null,
+    words: Word[],
+    via: string[],
+    lookup: { cwd: string; path: string },
+  ): void {
+    const runsFile = !isBuiltin(word, this.#shell) && !this.analysis.functions.includes(word) &&
+      this.context.aliases?.[word] === undefined;
+    const file = runsFile ? programFile(word, lookup) : NO_FILE;
+    if (runsFile && file.process) {
+      // `exec 3</usr/bin/touch; /proc/self/fd/3`: the file is whatever was opened.
+      this.unknown(
+        `the program "${word}" leads to a file of the process that runs it (an open descriptor, its executable or directory), known only when it runs`,
+        via,
+      );
+    } else if (word.includes("/")) {
       if (this.#changedDirectory && !word.startsWith("/")) {
         this.unknown(`the line changes directory before it runs "${word}", a relative path`, via);
       } else if (real === null) {
@@ -695,8 +739,25 @@ class Analyser {
           via,
         );
       }
+    } else if (runsFile && (this.context.env?.EXECIGNORE ?? "") !== "") {
+      this.unknown(
+        `EXECIGNORE is set, so bash skips the files on PATH it matches: which file "${word}" is cannot be known`,
+        via,
+      );
+    } else if (this.#changedDirectory && runsFile) {
+      const entry = relativeEntryBefore(word, lookup);
+      if (entry !== null) {
+        this.unknown(
+          `the line changes directory before it looks up "${word}" in PATH, whose entry "${entry}" is relative`,
+          via,
+        );
+      }
     }
-    if (word === "cd" || word === "pushd" || word === "popd") this.#changedDirectory = true;
+    if (word === "cd" || word === "pushd" || word === "popd" || word === "chdir") {
+      this.#changedDirectory = true;
+    } else if (runsFile && !this.#changedDirectory && this.#autocd(word, file, lookup)) {
+      this.#changedDirectory = true;
+    }
     if (word === "hash" && words.some((w) => /^-[a-z]*p/.test(w.text))) {
       this.unknown('"hash -p" changes which file a name runs', via);
     }
@@ -720,6 +781,17 @@ class Analyser {
         via,
       );
     }
+  }
+
+  /**
+   * Whether a command is a change of directory under bash's autocd or zsh's
+   * auto_cd: a name no program answers to that names a directory here (or,
+   * with CDPATH or cdable variables, any name no program answers to).
+   */
+  #autocd(word: string, file: ProgramFile, lookup: { cwd: string; path: string }): boolean {
+    if (word.includes("/")) return file.directory;
+    if (file.real !== null) return false;
+    return this.#cdByName || programFile(`./${word}`, lookup).directory;
   }
 
   unknown(reason: string, via: string[]): void {

@@ -110,6 +110,7 @@ function analysisContext(context: PolicyContext) {
     suffixAliases: context.suffixAliases,
     env: context.env,
     shellState: context.shellState,
+    shell: context.shellState?.shell,
   };
 }
 

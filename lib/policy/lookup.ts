@@ -1,6 +1,7 @@
 /**
  * What changes which file a command name runs, beyond `PATH=...`: the
- * variables behind the lookup (PATH, bash's BASH_CMDS hash table, zsh's
+ * variables behind the lookup (PATH, bash's BASH_CMDS hash table and
+ * EXECIGNORE, whose patterns make bash skip the files they match, zsh's
  * `path` and `commands`) set by a builtin that takes a variable's name
  * (`read PATH`, `printf -v PATH`, `mapfile`, `getopts`, `declare`), zsh's
  * `hash NAME=PATH`, and `set -k` (bash then takes `NAME=VALUE` words anywhere
@@ -11,7 +12,7 @@
 import type { Word } from "./words.ts";
 
 /** Variables whose value decides which file a name runs. */
-const LOOKUP = new Set(["PATH", "BASH_CMDS", "path", "commands"]);
+const LOOKUP = new Set(["PATH", "BASH_CMDS", "path", "commands", "EXECIGNORE"]);
 
 /**
  * Whether an assignment to `name` (`PATH`, `BASH_CMDS[ls]`, `path+=`) changes
@@ -135,7 +136,7 @@ function setsKeyword(words: Word[]): boolean {
 
 /** An arithmetic assignment to a lookup variable (`((PATH=0))`, `let PATH+=1`, `++PATH`). */
 const ARITHMETIC_ASSIGNMENT =
-  /(?:^|[^\w$])(PATH|BASH_CMDS|path|commands)(?:\[[^\]]*\])?\s*(?:(?:[-+*/%^|&]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*(PATH|BASH_CMDS|path|commands)\b/;
+  /(?:^|[^\w$])(PATH|BASH_CMDS|path|commands|EXECIGNORE)(?:\[[^\]]*\])?\s*(?:(?:[-+*/%^|&]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*(PATH|BASH_CMDS|path|commands|EXECIGNORE)\b/;
 
 /**
  * Why a line whose arithmetic may assign a lookup variable (PATH=0 makes

@@ -1,16 +1,21 @@
 /**
  * Which file a program word runs: looked up in PATH (or taken as a path), then
- * followed through symlinks, so that a link named `x` pointing at `rm` is
- * known as `rm`. Answers are kept for a second: a line's checks repeat names.
+ * followed through symlinks the way the kernel does (`..` after the link it
+ * follows), so that a link named `x` pointing at `rm` is known as `rm`. A path
+ * that leads into a process's files (`/proc/self/exe`, `/dev/stdin`,
+ * `/proc/self/cwd/x`) is not followed: those name files of the process that
+ * runs them, not of this one. Answers are kept for a second: a line's checks
+ * repeat names.
  * @module
  */
 
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { accessSync, constants, lstatSync, readlinkSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, resolve } from "node:path";
+import { absolute } from "./paths.ts";
 import type { ProgramNames } from "./rules.ts";
 
-/** Shell builtins and keywords: the shell runs these itself, never a file from PATH. */
-const BUILTINS = new Set([
+/** bash's builtins and keywords (`compgen -b`, `compgen -k`): bash runs these itself, never a file from PATH. */
+const BASH = new Set([
   ".",
   ":",
   "[",
@@ -24,6 +29,7 @@ const BUILTINS = new Set([
   "command",
   "compgen",
   "complete",
+  "compopt",
   "continue",
   "declare",
   "dirs",
@@ -46,11 +52,13 @@ const BUILTINS = new Set([
   "let",
   "local",
   "logout",
+  "mapfile",
   "popd",
   "printf",
   "pushd",
   "pwd",
   "read",
+  "readarray",
   "readonly",
   "return",
   "set",
@@ -71,26 +79,216 @@ const BUILTINS = new Set([
   "wait",
 ]);
 
-/** Whether the shell runs `word` itself (a builtin or keyword), never a file. */
-export function isBuiltin(word: string): boolean {
-  return BUILTINS.has(word);
+/** zsh's builtins (`${(k)builtins}` with no module loaded): bash's `help`, `shopt`, `complete`... are not among them. */
+const ZSH = new Set([
+  "-",
+  ".",
+  ":",
+  "[",
+  "alias",
+  "autoload",
+  "bg",
+  "bindkey",
+  "break",
+  "builtin",
+  "bye",
+  "cd",
+  "chdir",
+  "command",
+  "compadd",
+  "comparguments",
+  "compcall",
+  "compctl",
+  "compdescribe",
+  "compfiles",
+  "compgroups",
+  "compquote",
+  "compset",
+  "comptags",
+  "comptry",
+  "compvalues",
+  "continue",
+  "declare",
+  "dirs",
+  "disable",
+  "disown",
+  "echo",
+  "echotc",
+  "echoti",
+  "emulate",
+  "enable",
+  "eval",
+  "exec",
+  "exit",
+  "export",
+  "false",
+  "fc",
+  "fg",
+  "float",
+  "functions",
+  "getln",
+  "getopts",
+  "hash",
+  "history",
+  "integer",
+  "jobs",
+  "kill",
+  "let",
+  "limit",
+  "local",
+  "log",
+  "logout",
+  "noglob",
+  "popd",
+  "print",
+  "printf",
+  "private",
+  "pushd",
+  "pushln",
+  "pwd",
+  "r",
+  "read",
+  "readonly",
+  "rehash",
+  "return",
+  "sched",
+  "set",
+  "setopt",
+  "shift",
+  "source",
+  "suspend",
+  "test",
+  "times",
+  "trap",
+  "true",
+  "ttyctl",
+  "type",
+  "typeset",
+  "ulimit",
+  "umask",
+  "unalias",
+  "unfunction",
+  "unhash",
+  "unlimit",
+  "unset",
+  "unsetopt",
+  "vared",
+  "wait",
+  "whence",
+  "where",
+  "which",
+  "zcompile",
+  "zformat",
+  "zle",
+  "zmodload",
+  "zparseopts",
+  "zregexparse",
+  "zstyle",
+]);
+
+/** dash's builtins: what `sh` (dash here, bash elsewhere) surely runs itself is in both lists. */
+const DASH = new Set([
+  ".",
+  ":",
+  "[",
+  "alias",
+  "bg",
+  "break",
+  "cd",
+  "chdir",
+  "command",
+  "continue",
+  "echo",
+  "eval",
+  "exec",
+  "exit",
+  "export",
+  "false",
+  "fg",
+  "getopts",
+  "hash",
+  "jobs",
+  "kill",
+  "local",
+  "printf",
+  "pwd",
+  "read",
+  "readonly",
+  "return",
+  "set",
+  "shift",
+  "test",
+  "times",
+  "trap",
+  "true",
+  "type",
+  "ulimit",
+  "umask",
+  "unalias",
+  "unset",
+  "wait",
+]);
+
+/** The builtins of a shell the line may be run by but not known which: those of every shell. */
+const ANY = new Set([...BASH].filter((name) => ZSH.has(name) && DASH.has(name)));
+
+const DIALECTS: Record<string, ReadonlySet<string>> = {
+  bash: BASH,
+  rbash: BASH,
+  zsh: ZSH,
+  sh: new Set([...DASH].filter((name) => BASH.has(name))),
+  dash: DASH,
+};
+
+/**
+ * The builtins of the shell `shell` names (`zsh`, `/bin/bash`); bash's when
+ * none is given; for a shell not known here, only names every shell has.
+ */
+function builtinsOf(shell: string | undefined): ReadonlySet<string> {
+  return shell === undefined ? BASH : DIALECTS[basename(shell)] ?? ANY;
+}
+
+/**
+ * Whether the shell runs `word` itself (a builtin or keyword), never a file.
+ * @param shell the shell that runs it (bash when not given)
+ */
+export function isBuiltin(word: string, shell?: string): boolean {
+  return builtinsOf(shell).has(word);
 }
 
 const TTL_MS = 1000;
-const cache = new Map<string, { at: number; real: string | null }>();
+const cache = new Map<string, { at: number; file: ProgramFile }>();
+
+/** Where a program word leads, from the directory and PATH of a context. */
+export interface ProgramFile {
+  /** The real file (or directory) it names, or null when there is none or it is a process's file. */
+  real: string | null;
+  /** It leads through a process's files (`/proc/PID/...`, `/dev/fd`, `/dev/stdin`): known only when it runs. */
+  process: boolean;
+  /** It names a directory (with bash's autocd or zsh's auto_cd the command changes into it). */
+  directory: boolean;
+}
+
+/** Where a lookup happens: the directory and PATH, and the shell (for its builtins). */
+export interface LookupContext {
+  cwd: string;
+  path: string;
+  /** The shell that runs the word (`zsh`, `/bin/bash`); bash when not given. */
+  shell?: string;
+}
 
 /**
  * The names and paths a program word is known by.
  * @param word the program word as the shell passes it (`rm`, `/bin/rm`, `./x`)
  */
-export function programNames(word: string, context: { cwd: string; path: string }): ProgramNames {
+export function programNames(word: string, context: LookupContext): ProgramNames {
   const names = [basename(word) || word];
   const paths: string[] = [];
   if (word.includes("/")) {
     paths.push(isAbsolute(word) ? word : resolve(context.cwd, word));
     if (!isAbsolute(word)) paths.push(word); // A rule may name it as written (`./deploy.sh`).
   }
-  const real = BUILTINS.has(word) ? null : realFile(word, context);
+  const real = isBuiltin(word, context.shell) ? null : realFile(word, context);
   if (real !== null) {
     const realName = basename(real);
     if (!names.includes(realName)) names.push(realName);
@@ -99,25 +297,57 @@ export function programNames(word: string, context: { cwd: string; path: string 
   return { names, paths, real };
 }
 
-/** The real file `word` runs, or null when it is not found. */
+/** The real file `word` runs, or null when it is not found (or is a process's file). */
 export function realFile(word: string, context: { cwd: string; path: string }): string | null {
+  return programFile(word, context).real;
+}
+
+/** Where `word` leads as a program: looked up in PATH, or a path from the working directory. */
+export function programFile(word: string, context: { cwd: string; path: string }): ProgramFile {
   const key = `${context.path}\0${context.cwd}\0${word}`;
   const now = Date.now();
   const hit = cache.get(key);
-  if (hit !== undefined && now - hit.at < TTL_MS) return hit.real;
-  const real = lookUp(word, context);
+  if (hit !== undefined && now - hit.at < TTL_MS) return hit.file;
+  const file = lookUp(word, context);
   if (cache.size > 1000) cache.clear();
-  cache.set(key, { at: now, real });
-  return real;
+  cache.set(key, { at: now, file });
+  return file;
 }
 
-function lookUp(word: string, context: { cwd: string; path: string }): string | null {
-  if (word === "") return null;
-  if (word.includes("/")) return real(resolve(context.cwd, word));
+const NOT_FOUND: ProgramFile = { real: null, process: false, directory: false };
+
+function lookUp(word: string, context: { cwd: string; path: string }): ProgramFile {
+  if (word === "") return NOT_FOUND;
+  if (word.includes("/")) return followPath(absolute(context.cwd, word));
   for (const dir of context.path.split(":")) {
     // An empty PATH entry means the current directory.
-    const candidate = join(dir === "" ? context.cwd : resolve(context.cwd, dir), word);
-    if (isExecutableFile(candidate)) return real(candidate);
+    const base = dir === "" ? context.cwd : absolute(context.cwd, dir);
+    if (!dir.startsWith("/") || /\/(proc|dev)\//.test(`${dir}/`)) {
+      // A relative entry leads where the working directory does (`/proc/self/cwd`...).
+      const place = followPath(base);
+      if (place.process) return place;
+    }
+    const candidate = `${base}/${word}`;
+    if (isExecutableFile(candidate)) {
+      const file = followPath(candidate);
+      if (file.real !== null || file.process) return file;
+    }
+  }
+  return NOT_FOUND;
+}
+
+/**
+ * The first relative entry of `path` (empty: the current directory) that the
+ * shell searches for `name` before it finds it in an absolute one, or null.
+ * After the line changes directory such an entry names another directory.
+ */
+export function relativeEntryBefore(
+  name: string,
+  context: { cwd: string; path: string },
+): string | null {
+  for (const dir of context.path.split(":")) {
+    if (!dir.startsWith("/")) return dir === "" ? "." : dir;
+    if (isExecutableFile(`${dir}/${name}`)) return null;
   }
   return null;
 }
@@ -131,10 +361,47 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-function real(path: string): string | null {
+/** Paths of a process's own files: what they lead to depends on the process that opens them. */
+const PROCESS = /^\/(proc\/[^/]+|dev\/(fd|stdin|stdout|stderr))(\/|$)/;
+
+/** Links followed in one path before giving up, as the kernel's ELOOP. */
+const MAX_LINKS = 40;
+
+/**
+ * Where an absolute path leads, component by component as the kernel walks
+ * it: each link followed where it stands, `..` applied to the real directory
+ * reached so far. A step into a process's files stops the walk.
+ */
+export function followPath(path: string): ProgramFile {
+  const parts = path.split("/");
+  let current = "/";
+  let links = 0;
+  while (parts.length > 0) {
+    const part = parts.shift() as string;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      current = dirname(current);
+      continue;
+    }
+    const next = current === "/" ? `/${part}` : `${current}/${part}`;
+    if (PROCESS.test(next)) return { real: null, process: true, directory: false };
+    let target: string;
+    try {
+      if (!lstatSync(next).isSymbolicLink()) {
+        current = next;
+        continue;
+      }
+      target = readlinkSync(next);
+    } catch {
+      return NOT_FOUND; // Not there, or a component is not a directory.
+    }
+    if (++links > MAX_LINKS) return NOT_FOUND;
+    parts.unshift(...target.split("/"));
+    if (target.startsWith("/")) current = "/";
+  }
   try {
-    return realpathSync(path);
+    return { real: current, process: false, directory: statSync(current).isDirectory() };
   } catch {
-    return null; // A dangling link or no such file: nothing runs under that name.
+    return NOT_FOUND;
   }
 }

@@ -95,6 +95,8 @@ export interface ShellState {
   homeMoved: boolean;
   /** What moved HOME, for the reason (default: an earlier line). */
   homeMovedBy?: string;
+  /** The shell (`zsh`, `/usr/bin/bash`): which names are its builtins, not files on PATH. Bash when not given. */
+  shell?: string;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

@@ -35,6 +35,8 @@ export interface ShellLine {
   home: string;
   /** bash's keyword option is on: exec's check, made without it, does not apply. */
   keyword: boolean;
+  /** The shell (`zsh`, `/usr/bin/bash`): exec's check, made with bash's builtins, applies to bash only. */
+  shell?: string;
   aliases: Record<string, string>;
   /** zsh's global and suffix aliases. */
   globalAliases?: Record<string, string>;
@@ -114,7 +116,8 @@ export class SentLineChecks {
   /**
    * Whether the shell's line is the one exec sent (used once: the shell's
    * check records it), with exec's verdict when the shell runs that line in
-   * the directory and with the PATH exec's check had, and none of the
+   * the directory and with the PATH exec's check had, in bash (whose builtins
+   * exec's check knew), and none of the
    * commands exec's check found is named by one of the shell's aliases
    * (which exec's check did not know, and which the policy consults only for
    * a command's first word), nor any word of the line by a global one or
@@ -129,6 +132,7 @@ export class SentLineChecks {
     if (sent) this.#unchecked = undefined;
     const same = judged !== null && judged.line === shell.line && judged.cwd === shell.cwd &&
       judged.path === shell.path && (judged.home ?? "") === shell.home && !shell.keyword &&
+      !/(^|\/)zsh$/.test(shell.shell ?? "") &&
       !judged.verdict.commands.some((command) => namedByAlias(command.words[0], shell)) &&
       expandGlobalAliases(shell.line, aliasesAnywhere(shell) ?? {}) === shell.line;
     return same ? { sent, judged: judged.verdict } : { sent };

@@ -117,7 +117,11 @@ export function guardTypedLines(
       aliases: typed.aliases,
       globalAliases: typed.globalAliases,
       suffixAliases: typed.suffixAliases,
-      shellState: { keyword: typed.keyword, homeMoved: typed.home !== (env.HOME ?? "") },
+      shellState: {
+        keyword: typed.keyword,
+        homeMoved: typed.home !== (env.HOME ?? ""),
+        shell: typed.shell,
+      },
       preApproved,
       origin: exec.sent ? "exec" : "typed",
       ...(exec.judged === undefined ? {} : { judged: exec.judged }),

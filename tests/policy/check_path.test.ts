@@ -53,6 +53,9 @@ describe("policy: paths", () => {
       () => join(work, "escape", "..", "work", "src", "a.txt"),
       "allow",
     ],
+    // Lexically work/outside/secret (inside); the kernel goes up from escape's target, root.
+    [".. after a directory link out", () => `${work}/escape/../outside/secret`, "deny"],
+    ["relative .. after a directory link out", () => "escape/../outside/secret", "deny"],
     [
       "a link from outside into the workspace",
       () => join(root, "home", "into-work", "a.txt"),
