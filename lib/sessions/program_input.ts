@@ -12,6 +12,7 @@ import type { Terminal } from "../terminal/terminal.ts";
 import { SessionBusyError } from "./errors.ts";
 import type { SessionRecording } from "./session_recording.ts";
 import type { ShellState } from "./shell_state.ts";
+import { TypedInputAudit } from "./typed_input_audit.ts";
 
 /** The parts of a session that its input goes to and is noted in. */
 export interface InputTarget {
@@ -20,16 +21,22 @@ export interface InputTarget {
   readonly terminal: Terminal;
   readonly shell: ShellState;
   readonly recording: SessionRecording;
+  /** Whether the shell's typed-line hook reads what is typed now (it is at its prompt). */
+  readonly hookReads: () => boolean;
+  /** Records a line typed with `type` or `key` that no hook records (see typed_input_audit.ts). */
+  readonly recordTyped: (line: string) => void;
 }
 
 /** Writes to one session's program. */
 export class ProgramInput {
   readonly #target: InputTarget;
+  readonly #typed: TypedInputAudit;
   /** The server's client that last wrote to the program (see lib/safety/client.ts). */
   #lastClient: string | undefined;
 
   constructor(target: InputTarget) {
     this.#target = target;
+    this.#typed = new TypedInputAudit(target.recordTyped);
   }
 
   /** The server's client that last wrote to the program; undefined outside the server. */
@@ -48,6 +55,12 @@ export class ProgramInput {
    * @throws {SessionBusyError} when the program exited
    */
   type(text: string, options: { paste?: boolean } = {}): void {
+    const hookReads = this.#target.hookReads();
+    this.#write(text, options);
+    this.#typed.typed(text, hookReads);
+  }
+
+  #write(text: string, options: { paste?: boolean }): void {
     this.checkAlive(text);
     const terminal = this.#target.terminal;
     const bracketed = options.paste === true && terminal.modes().bracketedPaste;
@@ -64,7 +77,10 @@ export class ProgramInput {
    */
   keys(names: string[]): void {
     this.checkAlive(names.join(" "));
-    this.#sent(this.#target.terminal.sendKeys(...names));
+    const hookReads = this.#target.hookReads();
+    const sequence = this.#target.terminal.sendKeys(...names);
+    this.#sent(sequence);
+    this.#typed.typed(sequence, hookReads);
   }
 
   /**
@@ -72,11 +88,12 @@ export class ProgramInput {
    * (nothing when empty).
    */
   send(text: string, enter: string): void {
-    if (text !== "") this.type(text, { paste: text.includes("\n") });
+    if (text !== "") this.#write(text, { paste: text.includes("\n") });
     if (enter !== "") {
       this.#target.terminal.write(enter);
       this.#sent(enter);
     }
+    this.#typed.reset(); // Checked and recorded as a whole by exec or input.
   }
 
   /**

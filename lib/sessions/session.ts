@@ -8,6 +8,7 @@
  * @module
  */
 
+import { basename } from "node:path";
 import { runtime } from "../runtime/mod.ts";
 import type { RuleMatch } from "../policy/types.ts";
 import { Guard } from "../safety/guard.ts";
@@ -112,6 +113,8 @@ export class Session {
       terminal: this.terminal,
       shell: this.#shell,
       recording: this.#recording,
+      hookReads: () => this.#lines !== undefined && this.#shell.atPrompt,
+      recordTyped: (line) => this.#recordTyped(line),
     });
     const seconds = options.limits?.commandSeconds ?? 0;
     if (seconds > 0 && this.integration === "shell") {
@@ -248,6 +251,26 @@ export class Session {
   /** Presses keys by name, in order. */
   keys(names: string[]): void {
     this.#input.keys(names);
+  }
+
+  /**
+   * Records a line typed (type, key) into a program that no typed-line hook
+   * records, as `input` records one sent to a program that is not a shell.
+   */
+  #recordTyped(line: string): void {
+    if (!this.#guard.audit.enabled) return;
+    const reader = this.terminal.foreground()?.programs.join(" ") ?? basename(this.program[0]);
+    this.#guard.record(this.#guard.actor({ session: this.name }), {
+      event: "command",
+      origin: "input",
+      line,
+      cwd: this.#shell.cwd,
+      decision: "allow",
+      rule: null,
+      reason: `typed to ${
+        JSON.stringify(reader)
+      } with type or key: audited as sent, not checked (input checks a line before sending it)`,
+    });
   }
 
   /**

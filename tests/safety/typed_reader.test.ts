@@ -68,6 +68,54 @@ describe("lines for the foreground program", () => {
     }
   });
 
+  it("typed lines: type and key into python3, sh and a nested bash are audited as input", async () => {
+    const { dir, env } = markerWorkspace({}, "tb-typed-audit-");
+    try {
+      const audit = join(dir, "audit.jsonl");
+      writeFileSync(
+        join(dir, "typed.tb"),
+        [
+          "open py -- python3 -q",
+          "expect >>>",
+          `type "import os; os.system('echo RAN-' + str(6*7))\\n"`,
+          "expect RAN-42",
+          // Typed in pieces, a typo erased, then Enter as a key: one line.
+          "type \"print('PY' + '-' + 'KEYx\"",
+          "key BSpace",
+          'type "\')"',
+          "key Enter",
+          "expect PY-KEY",
+          "open sh -- sh",
+          'type "echo SH-$((6*7))\\n"',
+          "expect SH-42",
+          // A bash started by the session's hooked shell: its lines have no hook.
+          "open main",
+          'type "bash --norc --noprofile\\n"',
+          'type "echo NESTED-$((6*7))\\n"',
+          "expect NESTED-42",
+          "",
+        ].join("\n"),
+      );
+      const run = await termbridge(["run", "--audit", audit, "typed.tb"], {
+        cwd: dir,
+        env,
+        built: true,
+      });
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      const lines = commandEvents(audit, "input").map((event) => [event.session, event.line]);
+      assert.deepEqual(lines, [
+        ["py", "import os; os.system('echo RAN-' + str(6*7))"],
+        ["py", "print('PY' + '-' + 'KEY')"],
+        ["sh", "echo SH-$((6*7))"],
+        ["main", "echo NESTED-$((6*7))"],
+      ]);
+      const typed = commandEvents(audit, "input")[0];
+      assert.match(String(typed.reason), /typed to "python3[.\d]*" with type or key: audited/);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
   it("repl: a y/n question asked while the person types never takes their next command as its answer", async () => {
     const { dir, env } = markerWorkspace({ policy: { ask: ["marker"] } }, "tb-reader-repl-");
     const repl = new ReplDriver(dir, { env: { ...env, SHELL: "bash", NO_COLOR: "1" } });
