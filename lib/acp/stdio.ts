@@ -59,9 +59,12 @@ export function agentStream(
 
 /**
  * `$/cancel_request` names the request in `requestId` (ACP); LSP's habit is
- * `id`: both are accepted.
+ * `id`: both are accepted. It is a notification; one sent with an id (as a
+ * request) still cancels, and is answered `{}` with that id so that the
+ * sender's request does not wait forever.
  */
 function acceptCancelById(stream: acp.Stream): acp.Stream {
+  const writer = stream.writable.getWriter();
   const alias = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
     transform(message, controller) {
       const { method, id, params } = message as {
@@ -69,9 +72,15 @@ function acceptCancelById(stream: acp.Stream): acp.Stream {
         id?: unknown;
         params?: unknown;
       };
+      if (method === CANCEL_REQUEST && id !== undefined) {
+        void writer.write({ jsonrpc: "2.0", id, result: {} } as acp.AnyMessage)
+          .catch(() => {}); // Output closed: nobody is left to tell.
+        const { id: _id, ...notification } = message as Record<string, unknown>;
+        message = notification as acp.AnyMessage;
+      }
       const named = params as { requestId?: unknown; id?: unknown } | undefined;
       if (
-        method === CANCEL_REQUEST && id === undefined && typeof named === "object" &&
+        method === CANCEL_REQUEST && typeof named === "object" &&
         named !== null && named.requestId === undefined && named.id !== undefined
       ) {
         message = { ...message, params: { ...named, requestId: named.id } } as acp.AnyMessage;
@@ -79,7 +88,12 @@ function acceptCancelById(stream: acp.Stream): acp.Stream {
       controller.enqueue(message);
     },
   });
-  return { readable: stream.readable.pipeThrough(alias), writable: stream.writable };
+  const writable = new WritableStream<acp.AnyMessage>({
+    write: (message) => writer.write(message),
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
+  });
+  return { readable: stream.readable.pipeThrough(alias), writable };
 }
 
 /** Zod's formatted error: `_errors` at each level, keyed by field. */

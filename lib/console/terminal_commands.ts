@@ -7,7 +7,7 @@
 import type { CommandResult } from "../sessions/session.ts";
 import type { WaitCondition, WaitResult } from "../sessions/waits.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
-import { keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
+import { keyInMessage, keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
 import { type Command, defineCommand } from "./command.ts";
 import { CommandError, interruptible } from "./errors.ts";
 import { absorb, duration } from "./exec_commands.ts";
@@ -111,7 +111,9 @@ function checkKey(name: string): void {
       ? ": type"
       : `: did you mean "${error.suggestion}"? Type`;
     throw new CommandError(
-      `Unknown key "${name}"${hint} "help keys" for the key names, or use "type" for text`,
+      `Unknown key "${
+        keyInMessage(name)
+      }"${hint} "help keys" for the key names, or use "type" for text`,
     );
   }
 }

@@ -3,7 +3,8 @@
  * termbridge loop (serve, the ACP agent's pipes, mcp). Bad input never ends
  * the loop: a line that is not JSON gets -32700, a JSON value that is not a
  * message object (null, a number, a string, a batch array, a request whose id
- * is null) gets -32600, a line above the size ceiling gets -32600, and the
+ * is null, an object with neither a method nor a result or an error) gets
+ * -32600 (with its id when it has one), a line above the size ceiling gets -32600, and the
  * next line is read. Ids keep their digits ({@link parseMessage}). A reply
  * that cannot be serialized is answered with an error naming the request.
  * @module
@@ -70,6 +71,14 @@ export function rejectValue(value: unknown): { id: unknown; message: string } | 
     };
   }
   const object = value as Message;
+  if (!("method" in object) && !("result" in object) && !("error" in object)) {
+    const id = typeof object.id === "string" || typeof object.id === "number" ? object.id : null;
+    return {
+      id,
+      message:
+        "Invalid request: the message has neither a method (a request or notification) nor a result or an error (a response)",
+    };
+  }
   if ("method" in object && "id" in object && object.id === null) {
     return {
       id: null,

@@ -84,7 +84,7 @@ export class StdioTransport implements Transport {
     const isReply = "result" in message || "error" in message;
     const id = (message as { id?: Id }).id;
     if (isReply && id !== undefined && this.#answeredByUs.has(id)) return; // Told already.
-    await this.#output.write(serializeOrExplain(message as Message));
+    await this.#output.write(serializeOrExplain(explainValidation(message) as Message));
     if (isReply) this.#answered(id);
   }
 
@@ -187,4 +187,32 @@ export class StdioTransport implements Transport {
   async #reject(id: Id | null, code: number, message: string): Promise<void> {
     await this.#output.write(stringifyMessage(errorResponse(id, code, message)) + "\n");
   }
+}
+
+/**
+ * The SDK answers a request whose params fail its schema (`tools/call`
+ * without params) with -32603 and zod's issues as JSON in the message; that
+ * is invalid params, said in words: `Invalid params: params: expected object,
+ * received undefined`.
+ */
+export function explainValidation(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code: number; message: string } }).error;
+  if (error?.code !== ErrorCode.internalError || !error.message.startsWith("[")) return message;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(error.message);
+  } catch {
+    return message; // Not zod's issues: an internal error as it was.
+  }
+  if (!Array.isArray(issues) || issues.length === 0) return message;
+  const words: string[] = [];
+  for (const issue of issues) {
+    const { path, message: problem } = (issue ?? {}) as { path?: unknown; message?: unknown };
+    if (!Array.isArray(path) || typeof problem !== "string") return message;
+    words.push(`${path.length === 0 ? "request" : path.join(".")}: ${problem}`);
+  }
+  return {
+    ...message,
+    error: { code: ErrorCode.invalidParams, message: `Invalid params: ${words.join("; ")}` },
+  } as JSONRPCMessage;
 }

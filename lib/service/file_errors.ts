@@ -41,6 +41,7 @@ const ERRNO: Record<string, [FileProblem, string]> = {
   EROFS: ["permission-denied", "the file system is read-only"],
   EISDIR: ["wrong-kind", "it is a directory, not a file"],
   ENOTDIR: ["wrong-kind", "a component of the path is not a directory"],
+  ENXIO: ["wrong-kind", "it is a FIFO or a device with nothing at the other end, not a file"],
   ENAMETOOLONG: [
     "name-too-long",
     "the name is too long (at most 255 bytes a name and 4095 a path)",

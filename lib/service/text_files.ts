@@ -39,6 +39,11 @@ function checkAbsolute(action: string, path: string): void {
       `Cannot ${action} ${JSON.stringify(path)}: the path must be absolute`,
     );
   }
+  if (path.includes("\0")) {
+    throw new InvalidRequestError(
+      `Cannot ${action} ${JSON.stringify(path)}: the path contains a NUL character`,
+    );
+  }
 }
 
 function checkLineNumber(name: string, value: number | null | undefined, min: number): void {
@@ -211,7 +216,10 @@ export async function writeTextFile(
   }
   if (kind === "other") {
     // Opening a FIFO would wait for a reader, a device is no text file: neither is written.
-    throw new FileError("wrong-kind", `Cannot write "${path}": it is a special file, not a file`);
+    throw new FileError(
+      "wrong-kind",
+      `Cannot write "${path}": it is a special file (a FIFO, socket or device), not a file`,
+    );
   }
   let file: FileHandle;
   try {

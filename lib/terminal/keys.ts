@@ -103,6 +103,19 @@ export const KEY_NAMES: readonly string[] = Object.freeze([
   "Shift+Tab",
 ]);
 
+/** Most characters of an unknown key name an error message repeats. */
+const SHOWN_KEY_CHARS = 64;
+
+/**
+ * A key name as an error message shows it, quoted: a long one (text sent as
+ * a key name by mistake, 100 KB of it) is cut, saying how long it was.
+ */
+export function keyInMessage(name: string): string {
+  return name.length <= SHOWN_KEY_CHARS
+    ? `"${name}"`
+    : `"${name.slice(0, SHOWN_KEY_CHARS)}…" (${name.length} characters)`;
+}
+
 /**
  * Thrown for a key name that is not known. The message lists every name in
  * {@linkcode KEY_NAMES} and, when one is close, suggests it.
@@ -119,7 +132,9 @@ export class UnknownKeyError extends Error {
    */
   constructor(key: string, suggestion?: string) {
     const hint = suggestion === undefined ? "" : ` Did you mean "${suggestion}"?`;
-    super(`Unknown key: "${key}". Available keys include: ${KEY_NAMES.join(", ")}${hint}`);
+    super(
+      `Unknown key: ${keyInMessage(key)}. Available keys include: ${KEY_NAMES.join(", ")}${hint}`,
+    );
     this.name = "UnknownKeyError";
     this.key = key;
     this.suggestion = suggestion;
@@ -151,7 +166,8 @@ export function keyToSequence(name: string, modes?: KeyModes): string {
     (isPrintable(base) ? { kind: "char", char: base } : undefined);
   const bytes = key && encode(key, mods, modes?.applicationCursorKeys ?? false);
   if (bytes === undefined) {
-    const near = base.length >= 2 ? nearest(base) : undefined;
+    // Only a name about as long as a key's is a misspelling worth a suggestion (and cheap to compare).
+    const near = base.length >= 2 && base.length <= 32 ? nearest(base) : undefined;
     throw new UnknownKeyError(name, near === undefined ? undefined : prefix + near);
   }
   return bytes;

@@ -6,6 +6,7 @@
 
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -126,6 +127,55 @@ describe("serve", () => {
       const { exit } = await run(client, { command: "true" });
       assert.deepEqual(exit, { exitCode: 0, signal: null });
     });
+  });
+
+  it("serve: a message with an id but neither a method nor a result is -32600 with that id", async () => {
+    await withServe(async (client) => {
+      const answer = client.responseTo(12);
+      await client.send('{"jsonrpc":"2.0","id":12}');
+      const { error } = await answer;
+      assert.equal(error?.code, -32600);
+      assert.match(error?.message ?? "", /neither a method .* nor a result or an error/);
+    });
+  });
+
+  it("serve: $/cancel_request sent with an id cancels and is answered {}", async () => {
+    await withServe(async (client) => {
+      const terminalId = await create(client, { command: "sleep", args: ["100"] });
+      const ids = { sessionId: SESSION, terminalId };
+      const { id, response } = await client.begin("terminal/wait_for_exit", ids);
+      assert.deepEqual(await client.call("$/cancel_request", { requestId: id }), {});
+      assert.equal((await response).error?.code, -32800);
+      await client.call("terminal/release", ids);
+    });
+  });
+
+  it("serve: a NUL in a path is -32602; writing to a FIFO is -32012, neither an internal error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tb-serve-fifo-"));
+    try {
+      const fifo = join(dir, "fifo");
+      spawnSync("mkfifo", [fifo]);
+      await withServe(async (client) => {
+        for (const method of ["fs/read_text_file", "fs/write_text_file"]) {
+          const { error } = await client.request(method, {
+            sessionId: SESSION,
+            path: `${dir}/a\u0000b`,
+            content: "x",
+          });
+          assert.equal(error?.code, -32602, method);
+          assert.match(error?.message ?? "", /the path contains a NUL character/);
+        }
+        const { error } = await client.request("fs/write_text_file", {
+          sessionId: SESSION,
+          path: fifo,
+          content: "x",
+        });
+        assert.equal(error?.code, -32012);
+        assert.match(error?.message ?? "", /it is a special file \(a FIFO, socket or device\)/);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("serve: an unknown method is -32601", async () => {

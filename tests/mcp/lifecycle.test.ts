@@ -182,6 +182,22 @@ describe("mcp process", () => {
     }
   });
 
+  it("mcp: a tools/call without params is -32602 in words, not zod's issues as JSON", async () => {
+    const server = new RawServer();
+    try {
+      server.send(INITIALIZE);
+      await server.response(1);
+      server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      server.send({ jsonrpc: "2.0", id: 2, method: "tools/call" });
+      const { error } = await server.response(2) as { error: { code: number; message: string } };
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /^Invalid params: params: .*expected object/);
+      assert.doesNotMatch(error.message, /[[{]/);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("mcp: --record DIR writes one asciicast v2 file per session", async () => {
     const dir = tempDir("termbridge-mcp-record-");
     try {

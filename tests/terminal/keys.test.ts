@@ -333,6 +333,20 @@ describe("keys: unknown keys", () => {
     );
   });
 
+  it("keys: a 100 KB unknown name is shown cut to 64 characters with its length, at once", () => {
+    const name = "x".repeat(100_000);
+    const started = performance.now();
+    const error = thrown(() => keyToSequence(name));
+    assert.ok(performance.now() - started < 200, "no suggestion search over 100 KB");
+    assert.ok(error instanceof UnknownKeyError);
+    assert.equal(error.key, name);
+    assert.ok(
+      error.message.startsWith(`Unknown key: "${"x".repeat(64)}…" (100000 characters). Available`),
+      error.message.slice(0, 200),
+    );
+    assert.ok(error.message.length < 2000, `${error.message.length} characters`);
+  });
+
   const suggestions = [
     ["Entr", "Enter"],
     ["ArowUp", "ArrowUp"],
