@@ -16,7 +16,7 @@ import type {
   RuleMatch,
   ShellState,
 } from "../policy/types.ts";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { absolute, realPath } from "../policy/paths.ts";
 import { isCodeVariable } from "../policy/deferred.ts";
@@ -529,8 +529,8 @@ export class Guard {
 
   /** Why `real` (a resolved path) is one of termbridge's own files by its name, else null. */
   #pathRefusal(real: string): string | null {
-    const own = this.#protectedFiles.find((file) => realPath(file) === real) ??
-      this.#protectedLogs.find((log) => isLogOrRotation(real, realPath(log)));
+    const own = this.#protectedFiles.find((file) => realFile(file) === real) ??
+      this.#protectedLogs.find((log) => isLogOrRotation(real, realFile(log)));
     if (own !== undefined) {
       return `it is termbridge's own configuration or audit log (${
         JSON.stringify(own)
@@ -566,15 +566,15 @@ export class Guard {
   }
 
   /** termbridge's own files as they are now: the protected files, the logs and their rotations. */
-  #ownFiles(): string[] {
-    const files = [...this.#protectedFiles];
+  #ownFiles(): Set<string> {
+    const files = new Set(this.#protectedFiles);
     for (const log of this.#protectedLogs) {
-      files.push(log);
+      files.add(log);
       const prefix = `${basename(log)}.`;
       try {
         for (const name of readdirSync(dirname(log))) {
           if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) {
-            files.push(join(dirname(log), name));
+            files.add(join(dirname(log), name));
           }
         }
       } catch {
@@ -639,6 +639,15 @@ export class Guard {
 /** Whether `path` is the log `log` or one of its rotated files (`LOG.1`, `LOG.2`, ...). */
 function isLogOrRotation(path: string, log: string): boolean {
   return path === log || (path.startsWith(`${log}.`) && /^\d+$/.test(path.slice(log.length + 1)));
+}
+
+/** `path` resolved: at once when it exists, else as {@linkcode realPath} would open it. */
+function realFile(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return realPath(path); // Not there (yet): its existing parent, resolved.
+  }
 }
 
 /** The file at `path` (links followed), or null when there is none. */
