@@ -113,23 +113,37 @@ function turnsEditorOff(typed: TypedLine): string | null {
     ? ZSH_EDITOR_NAME.test(typed.line.replaceAll("_", "").toLowerCase()) ||
       ZSH_EDITOR_FLAG.test(typed.line)
     : BASH_EDITOR.test(typed.line);
-  return off
-    ? "it changes whether the shell's line editor is on, and the check lives in the line editor"
-    : null;
+  return off ? EDITOR_REASON : null;
 }
 
+const EDITOR_REASON =
+  "it changes whether the shell's line editor is on, and the check lives in the line editor";
+
 /**
- * Whether a command sets shell options named only when the line runs, which
- * may turn the line editor off: zsh's `setopt $o`, bash's `set +o $o`.
+ * How a command may change the line editor's option, as the parser reads
+ * its words (quotes removed, so `set +o 'em'acs` too, and code kept for
+ * later: a trap's, an alias's): "named" when it names it, "unknown" when an
+ * option is named only when the line runs (zsh's `setopt $o`, bash's `set +o
+ * $o`), else null.
  */
-function setsUnknownOption(first: string, args: Word[], zsh: boolean): boolean {
+function editorOption(first: string, args: Word[], zsh: boolean): "named" | "unknown" | null {
   if (zsh) {
-    return ["setopt", "unsetopt", "set", "emulate"].includes(first) &&
-      args.some((word) => word.dynamic);
+    if (!["setopt", "unsetopt", "set", "emulate"].includes(first)) return null;
+    if (args.some((word) => word.dynamic)) return "unknown";
+    const named = args.some((word) =>
+      /^(no)?zle$/.test(word.text.replaceAll("_", "").toLowerCase()) ||
+      /^[-+]([a-zA-Z]*Z|o(no)?zle$)/.test(word.text.replaceAll("_", ""))
+    );
+    return named ? "named" : null;
   }
-  if (first === "shopt") return args.some((word) => word.dynamic);
-  if (first !== "set") return false;
-  return args.some((word, i) => word.dynamic && /^\+[a-zA-Z]*o/.test(args[i - 1]?.text ?? ""));
+  if (first === "shopt") {
+    if (args.some((word) => word.dynamic)) return "unknown";
+    return args.some((word) => /^(emacs|vi)$/.test(word.text)) ? "named" : null;
+  }
+  if (first !== "set") return null;
+  const afterO = args.filter((_word, i) => /^\+[a-zA-Z]*o/.test(args[i - 1]?.text ?? ""));
+  if (afterO.some((word) => word.dynamic)) return "unknown";
+  return afterO.some((word) => /^(emacs|vi)$/.test(word.text)) ? "named" : null;
 }
 
 /** An argument that assigns to a name written in the line (`NAME=`, `NAME[...]+=`). */
@@ -176,9 +190,11 @@ export async function tampersWithCheck(typed: TypedLine): Promise<string | null>
     const hidden = words.find((word) => !word.dynamic && HOOK_NAMES.test(word.text));
     if (hidden !== undefined) return `it names "${HOOK_NAMES.exec(hidden.text)?.[0]}"`;
     if (MACHINERY.has(first)) return `it runs "${first}"`;
-    if (setsUnknownOption(first, words.slice(1), isZsh(typed))) {
+    const editor = editorOption(first, words.slice(1), isZsh(typed));
+    if (editor === "unknown") {
       return `it sets options named only when the line runs ("${first}"), which may turn the line editor off`;
     }
+    if (editor === "named") return EDITOR_REASON;
     // bash `hash -p FILE NAME`, zsh `hash NAME=FILE`: NAME would run a file the check cannot see.
     if (first === "hash" && rest.some((word) => /^-[a-z]*p/.test(word) || word.includes("="))) {
       return 'it binds a command name to a file ("hash")';

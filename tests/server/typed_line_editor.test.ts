@@ -65,6 +65,18 @@ const CASES: Attack[] = [
     says: /line editor/,
   },
   {
+    // The prompt hook that ends a shell without readline removed first, then the option spelt
+    // in pieces.
+    name: "a line turns readline off after PROMPT_COMMAND was unset",
+    shell: "bash",
+    // (Keys: without PROMPT_COMMAND there is no prompt mark to wait for.)
+    steps: [
+      { keys: "unset PROMPT_COMMAND\r" },
+      { keys: "set +o 'em'acs\r" },
+      { keys: "touch %M%\r" },
+    ],
+  },
+  {
     name: "a function of ~/.zshrc turns ZLE off (it is turned back on before the prompt)",
     shell: "zsh",
     files: { ".zshrc": "f() { unsetopt zle; }\n" },

@@ -61,6 +61,15 @@ const REFUSED: ["bash" | "zsh", string][] = [
   ["zsh", "emulate sh -o nozle"],
   ["zsh", "setopt $opts"],
   ["zsh", "f() { unsetopt zle; }"],
+  // Spelt in pieces the parser joins, also in code kept for later.
+  ["bash", "set +o 'em'acs"],
+  ["bash", "set +o $'\\x65macs'"],
+  ["bash", "shopt -u -o e\\macs"],
+  ["bash", "trap 'set +o em''acs' USR1"],
+  ["bash", "f() { set +o 'v'i; }"],
+  ["zsh", "unsetopt 'z'le"],
+  ["zsh", "setopt no_'z'le"],
+  ["zsh", "trap 'set +''Z' USR1"],
 ];
 
 const ALLOWED: ["bash" | "zsh", string][] = [
@@ -93,6 +102,10 @@ describe("sessions: lines that would change the typed-line check", () => {
       assert.notEqual(await tampersWithCheck(typed(shell, line)), null);
     });
   }
+  it("bash: refuses an alias that turns readline off where it is used", async () => {
+    const line = { ...typed("bash", "x"), aliases: { x: `set +o "v"i` } };
+    assert.notEqual(await tampersWithCheck(line), null);
+  });
   for (const [shell, line] of ALLOWED) {
     it(`${shell}: lets ${line} through`, async () => {
       assert.equal(await tampersWithCheck(typed(shell, line)), null);
