@@ -123,6 +123,12 @@ export function writeRoots(settings: SandboxSettings | undefined, cwd: string): 
   if (settings === undefined || settings.mode === "off") return null;
   if (settings.mode === "read-only") return [];
   const workspace = settings.workspace ?? cwd;
+  // "/" is no workspace (the session server runs there): making it writable would make the
+  // whole host writable. Only the directories of the globs that do not name it are then.
+  if (workspace === "/") {
+    const globs = (settings.write ?? []).filter((glob) => !glob.includes("${cwd}"));
+    return [...new Set(globs.map((glob) => realOrSelf(globRoot(glob, workspace))))];
+  }
   const roots = [workspace, ...(settings.write ?? []).map((glob) => globRoot(glob, workspace))];
   return [...new Set(roots.map(realOrSelf))];
 }
@@ -159,7 +165,7 @@ function bwrapArgs(
   const args = ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--tmpfs", "/dev/shm"];
   args.push("--tmpfs", "/tmp");
   // The working directory must exist inside, even under the private /tmp.
-  for (const path of [cwd, ...shown]) args.push("--ro-bind-try", path, path);
+  for (const path of [cwd, ...shown]) if (path !== "/") args.push("--ro-bind-try", path, path);
   const roots = writeRoots(settings, cwd) ?? [];
   for (const root of roots) args.push("--bind-try", root, root);
   for (const path of writable) args.push("--bind-try", path, path);

@@ -259,6 +259,31 @@ describe("sandbox", () => {
     },
   );
 
+  itWhen(
+    hasBwrap,
+    'sandbox: a workspace "/" (the session server runs there) is not made writable, nor is "${cwd}/**"',
+    async () => {
+      await withDirs(async ({ outside }) => {
+        const sessions = new SessionManager({ cwd: "/", sandbox: WORKSPACE });
+        try {
+          const session = await sessions.open({ name: "server", program: ["bash"], cwd: outside });
+          const write = await session.exec(
+            `echo x >${outside}/escaped; echo >/dev/null && echo ok`,
+            10_000,
+          );
+          assert.match(write.output, /Read-only file system/);
+          assert.match(write.output, /^ok$/m);
+          assert.equal(existsSync(join(outside, "escaped")), false);
+        } finally {
+          await sessions.closeAll();
+        }
+        assert.deepEqual(writeRoots({ ...WORKSPACE, write: ["${cwd}/**", "/var/tmp/**"] }, "/"), [
+          "/var/tmp",
+        ]);
+      });
+    },
+  );
+
   itWhen(hasBwrap, "sandbox: kill takes the process group inside", async () => {
     await withDirs(async ({ workspace }) => {
       const service = new TerminalService({ cwd: workspace, sandbox: WORKSPACE });
