@@ -1,12 +1,15 @@
 /**
  * What a shell's script path names (`bash FILE`): a file, standard input by
  * another spelling (`/dev/./stdin`, `//dev/stdin`, `/proc/self/root/dev/stdin`),
- * or some other device or process file, whose contents are not known.
+ * or some other device or process file (also through a link), whose contents
+ * are not known.
  * @module
  */
 
 import { realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import { absolute } from "./paths.ts";
+import { followPath } from "./resolve.ts";
 
 /** Standard input, by its names. */
 const STDIN = /^\/(dev\/stdin|dev\/fd\/0|proc\/(self|thread-self)\/fd\/0)$/;
@@ -30,6 +33,8 @@ export function scriptPlace(path: string, cwd: string): "stdin" | "special" | "f
   }
   if (places.some((place) => STDIN.test(place))) return "stdin";
   if (places.some((place) => SPECIAL.test(place) && place !== "/dev/null")) return "special";
+  // A link into a process's files (`ln -s /proc/self/fd/0 x; ... | bash ./x`) is the shell's own.
+  if (followPath(absolute(cwd, path)).process) return "special";
   return "file";
 }
 

@@ -84,6 +84,11 @@ describeAsked(
     ["a link to /proc/self/cwd", "./here/t2 m", /a file of the process/],
     ["bash -c with the spelling", "bash -c '//dev/stdin m' < /usr/bin/touch", /a file of/],
     ["a PATH entry in /proc", "PATH=/proc/self/cwd t2 m", /PATH|a file of/],
+    [
+      "a shell's script through a link to /proc/self/fd/0",
+      "echo 'x=tou; ${x}ch m' | /bin/bash ./fd0",
+      /a device or process file/,
+    ],
   ],
 );
 
