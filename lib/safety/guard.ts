@@ -612,9 +612,11 @@ export class Guard {
     context: PolicyContext,
   ): Promise<CommandVerdict | null> {
     const home = check.env.HOME;
+    const own = runtime.env().HOME;
     if (
       this.policy === null || !(check.envNames ?? []).includes("HOME") || home === undefined ||
-      home === runtime.env().HOME
+      home === own ||
+      (home.startsWith("/") && own !== undefined && realPath(home) === realPath(own))
     ) {
       return null;
     }

@@ -154,8 +154,9 @@ describe("session server: a request's environment for a shell session", () => {
         assert.equal(run.code, 123, run.stderr);
         assert.match(run.stderr, /the request sets HOME/);
         assert.equal(existsSync(marker), false);
-        // termbridge's own HOME is no change.
+        // termbridge's own HOME is no change, however it is spelt.
         await world.ok(["new", "t", "--env", `HOME=${world.dir}`, "--", "bash"]);
+        await world.ok(["new", "u", "--env", `HOME=${world.dir}/h/..//`, "--", "bash"]);
       }),
   );
 
