@@ -88,13 +88,22 @@ export function startWatchdog(argv: string[], restarts = RESTARTS): void {
   void child.exited.then(() => {
     lifelines.splice(lifelines.indexOf(child.stdin), 1);
     void child.stdin.close().catch(() => {});
-    if (restarts <= 0) return;
-    void runtime.writeStderr(
-      "termbridge: warning: the watchdog that ends commands with termbridge was killed; " +
-        "started a new one\n",
-    ).catch(() => {});
-    startWatchdog(argv, restarts - 1);
+    restartWatchdog(argv, restarts);
   });
+}
+
+/** Starts a watchdog that died again; if it cannot start now (no processes left), in a second. */
+function restartWatchdog(argv: string[], restarts: number): void {
+  if (restarts <= 0) return;
+  const warn = (message: string) =>
+    void runtime.writeStderr(`termbridge: warning: ${message}\n`).catch(() => {});
+  try {
+    startWatchdog(argv, restarts - 1);
+    warn("the watchdog that ends commands with termbridge was killed; started a new one");
+  } catch (error) {
+    warn(`the watchdog was killed and cannot be started again yet: ${(error as Error).message}`);
+    setTimeout(() => restartWatchdog(argv, restarts - 1), 1000);
+  }
 }
 
 /** The cgroup (or, in marker mode, the marker) of one terminal. */
