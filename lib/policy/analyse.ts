@@ -210,6 +210,7 @@ class Analyser {
     }
     if (!this.#startupDirectory && STARTUP_VARIABLE.test(text)) this.#startupDirectory = true;
     if (!this.#cdByName && CD_BY_NAME.test(text.replaceAll("_", ""))) this.#cdByName = true;
+    if (!this.#readsInput && /<(?!\()/.test(text)) this.#readsInput = true;
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
     try {
@@ -461,6 +462,12 @@ class Analyser {
       );
     }
     this.#whereItRuns(first.text, program.real, words, via, lookup);
+    if (
+      !isBuiltin(first.text, this.#shell) && !onlyReads(program.names, words) &&
+      !program.names.some(isWrapper) // A wrapper's program is checked as a command of its own.
+    ) {
+      this.#openedArguments(words, via, lookup);
+    }
     const git = gitByName(program.names[0], words);
     if (git !== null) this.command(git, [...via, first.text], open, stdin, depth + 1);
     const argv0 = this.analysis.variables.get("ARGV0");
@@ -780,6 +787,32 @@ class Analyser {
         }" is an assignment that may change which file a name runs`,
         via,
       );
+    }
+  }
+
+  /** The line redirects some input (`< FILE`, `exec 3< FILE`, a here-document): a descriptor may be a file. */
+  #readsInput = false;
+
+  /**
+   * A program given a process's file among its arguments may run it
+   * (`perf stat /dev/stdin m < /usr/bin/touch` runs touch): a descriptor
+   * other than the standard streams, the process's executable, directory or
+   * root, by any spelling or link, and its standard input when the line
+   * redirects input, are unknown.
+   */
+  #openedArguments(words: Word[], via: string[], lookup: { cwd: string; path: string }): void {
+    for (const word of words.slice(1)) {
+      if (word.dynamic || !word.text.includes("/")) continue;
+      const opens = programFile(word.text, lookup).opens;
+      if (opens === "other" || (opens === "stdin" && this.#readsInput)) {
+        this.unknown(
+          `"${word.text}" among ${
+            words[0].text
+          }'s arguments is a file of the process that opens it (a descriptor, its executable or directory), which a program given it may run`,
+          via,
+        );
+        return;
+      }
     }
   }
 

@@ -10,7 +10,7 @@
  */
 
 import { accessSync, constants, lstatSync, readlinkSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, resolve } from "node:path";
+import { basename, dirname, isAbsolute, normalize, resolve } from "node:path";
 import { absolute } from "./paths.ts";
 import type { ProgramNames } from "./rules.ts";
 
@@ -267,6 +267,13 @@ export interface ProgramFile {
   process: boolean;
   /** It names a directory (with bash's autocd or zsh's auto_cd the command changes into it). */
   directory: boolean;
+  /**
+   * For a process's file: what a program opening it gets. `stdin`, `stream`
+   * (standard output or error), `other` (another descriptor, the process's
+   * executable, directory or root: a file that may be run), `data` (its
+   * status and the like: never a program).
+   */
+  opens?: "stdin" | "stream" | "other" | "data";
 }
 
 /** Where a lookup happens: the directory and PATH, and the shell (for its builtins). */
@@ -364,6 +371,22 @@ function isExecutableFile(path: string): boolean {
 /** Paths of a process's own files: what they lead to depends on the process that opens them. */
 const PROCESS = /^\/(proc\/[^/]+|dev\/(fd|stdin|stdout|stderr))(\/|$)/;
 
+/** What `/dev/fd`, `/dev/std*` or `/proc/PID` followed by `rest` opens (see ProgramFile.opens). */
+function opens(at: string, rest: string[]): NonNullable<ProgramFile["opens"]> {
+  const parts = normalize(rest.join("/") || ".").split("/").filter((p) => p !== "" && p !== ".");
+  if (parts[0] === "..") return "other"; // Out of it again: not worked out here.
+  const descriptor = (fd: string | undefined) =>
+    fd === "0" ? "stdin" : fd === "1" || fd === "2" ? "stream" : "other";
+  if (at === "/dev/stdin") return parts.length === 0 ? "stdin" : "other";
+  if (at === "/dev/stdout" || at === "/dev/stderr") return parts.length === 0 ? "stream" : "other";
+  if (at === "/dev/fd") return parts.length === 1 ? descriptor(parts[0]) : "other";
+  // /proc/PID (self, thread-self): fd/N, exe, cwd, root, map_files, task/TID/...
+  if (parts[0] === "fd" && parts.length === 2) return descriptor(parts[1]);
+  return ["fd", "exe", "cwd", "root", "map_files", "task"].includes(parts[0] ?? "")
+    ? "other"
+    : "data";
+}
+
 /** Links followed in one path before giving up, as the kernel's ELOOP. */
 const MAX_LINKS = 40;
 
@@ -384,7 +407,9 @@ export function followPath(path: string): ProgramFile {
       continue;
     }
     const next = current === "/" ? `/${part}` : `${current}/${part}`;
-    if (PROCESS.test(next)) return { real: null, process: true, directory: false };
+    if (PROCESS.test(next)) {
+      return { real: null, process: true, directory: false, opens: opens(next, parts) };
+    }
     let target: string;
     try {
       if (!lstatSync(next).isSymbolicLink()) {

@@ -92,6 +92,32 @@ describeAsked(
   ],
 );
 
+describeAsked(
+  "policy: a process's file among an unlisted program's arguments may be run by it",
+  policy,
+  CONTEXT,
+  [
+    [
+      "perf stat /dev/stdin",
+      "perf stat -o /dev/null /dev/stdin m < /usr/bin/touch",
+      /a file of the process/,
+    ],
+    ["another spelling", "perf stat //dev/stdin m < ls2", /a file of the process/],
+    ["a descriptor", "valgrind /proc/self/fd/3 m 3< /usr/bin/touch", /a file of the process/],
+    ["the process's executable", "perf stat /proc/self/exe -c x", /a file of the process/],
+    ["a link to fd 0", "perf stat ./fd0 m < /usr/bin/touch", /a file of the process/],
+  ],
+);
+
+describeAllowed("policy: process files that run nothing", policy, CONTEXT, [
+  "cat /dev/stdin",
+  "echo x | cat /dev/stdin",
+  "cat /proc/self/status",
+  "ls -la /proc/self/fd",
+  "echo hi | tee /dev/stderr",
+  "python3 script.py < input.txt",
+]);
+
 describeAsked("policy: directory changes other than cd", policy, CONTEXT, [
   [
     "bash autocd",
