@@ -390,9 +390,9 @@ class Analyser {
       ...this.#redirected,
       ...this.analysis.commands.flatMap((c) => c.words.slice(1)).filter((w) => !programs.has(w)),
     ];
-    const dirs = new Set(writablePathDirs(this.context.path, cwd));
+    const dirs = new Set(writablePathDirs(this.context.path, cwd, this.context.home));
     for (const path of this.#givenPaths) {
-      for (const dir of writablePathDirs(path, cwd)) dirs.add(dir);
+      for (const dir of writablePathDirs(path, cwd, this.context.home)) dirs.add(dir);
     }
     const names = new Set(
       [...programs].filter((w) => !w.dynamic && !w.text.includes("/")).map((w) => w.text),
@@ -446,7 +446,15 @@ class Analyser {
     if (!this.#startupDirectory && words.some((w) => STARTUP_VARIABLE.test(w.text))) {
       this.#startupDirectory = true;
     }
-    const lookup = { cwd: this.context.cwd, path, shell: this.#shell };
+    const lookup = {
+      cwd: this.context.cwd,
+      path,
+      shell: this.#shell,
+      // bash expands `~` at the start of a PATH entry as it searches; zsh and dash do not.
+      ...(this.#shell === undefined || /(^|\/)r?bash$/.test(this.#shell)
+        ? { home: this.context.home }
+        : {}),
+    };
     const program = programNames(first.text, lookup);
     const entry: Analysed = { words, via, program, open };
     if (program.real !== null) entry.resolved = program.real;

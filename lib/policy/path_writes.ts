@@ -35,20 +35,24 @@ const TTL_MS = 1000;
 const cache = new Map<string, { at: number; dirs: Set<string> }>();
 
 /** The directories on PATH the user may write to, as written (made absolute) and as real paths. */
-export function writablePathDirs(path: string, cwd: string): Set<string> {
-  const key = `${path}\0${cwd}`;
+export function writablePathDirs(path: string, cwd: string, home = ""): Set<string> {
+  const key = `${path}\0${cwd}\0${home}`;
   const now = Date.now();
   const known = cache.get(key);
   if (known !== undefined && now - known.at < TTL_MS) return known.dirs;
   const dirs = new Set<string>();
   for (const entry of path.split(":")) {
-    const dir = resolve(cwd, entry === "" ? "." : entry);
-    try {
-      accessSync(dir, constants.W_OK);
-      dirs.add(dir);
-      dirs.add(realpathSync(dir));
-    } catch {
-      // Not there or not writable: nothing can be put in it.
+    const places = [resolve(cwd, entry === "" ? "." : entry)];
+    // bash expands a leading `~` in an entry as it searches (`PATH="~/bin:$PATH"`).
+    if (home !== "" && /^~(\/|$)/.test(entry)) places.push(home + entry.slice(1));
+    for (const dir of places) {
+      try {
+        accessSync(dir, constants.W_OK);
+        dirs.add(dir);
+        dirs.add(realpathSync(dir));
+      } catch {
+        // Not there or not writable: nothing can be put in it.
+      }
     }
   }
   if (cache.size > 100) cache.clear();

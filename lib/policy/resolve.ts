@@ -277,9 +277,7 @@ export interface ProgramFile {
 }
 
 /** Where a lookup happens: the directory and PATH, and the shell (for its builtins). */
-export interface LookupContext {
-  cwd: string;
-  path: string;
+export interface LookupContext extends EntryContext {
   /** The shell that runs the word (`zsh`, `/bin/bash`); bash when not given. */
   shell?: string;
 }
@@ -305,13 +303,13 @@ export function programNames(word: string, context: LookupContext): ProgramNames
 }
 
 /** The real file `word` runs, or null when it is not found (or is a process's file). */
-export function realFile(word: string, context: { cwd: string; path: string }): string | null {
+export function realFile(word: string, context: EntryContext): string | null {
   return programFile(word, context).real;
 }
 
 /** Where `word` leads as a program: looked up in PATH, or a path from the working directory. */
-export function programFile(word: string, context: { cwd: string; path: string }): ProgramFile {
-  const key = `${context.path}\0${context.cwd}\0${word}`;
+export function programFile(word: string, context: EntryContext): ProgramFile {
+  const key = `${context.path}\0${context.cwd}\0${context.home ?? ""}\0${word}`;
   const now = Date.now();
   const hit = cache.get(key);
   if (hit !== undefined && now - hit.at < TTL_MS) return hit.file;
@@ -323,13 +321,34 @@ export function programFile(word: string, context: { cwd: string; path: string }
 
 const NOT_FOUND: ProgramFile = { real: null, process: false, directory: false };
 
-function lookUp(word: string, context: { cwd: string; path: string }): ProgramFile {
+/**
+ * The directory and PATH a name is looked up from; `home` when the shell
+ * expands a PATH entry's leading `~` as it searches (bash does, with a
+ * literal `PATH="~/bin:$PATH"`; zsh and dash take it as a relative name).
+ */
+export interface EntryContext {
+  cwd: string;
+  path: string;
+  home?: string;
+}
+
+/** A PATH entry bash expands as it searches (`~`, `~/bin`). */
+const TILDE = /^~(\/|$)/;
+
+/** The directory a PATH entry names (an empty one: the current directory). */
+function entryDirectory(dir: string, context: EntryContext): string {
+  if (dir === "") return context.cwd;
+  if (context.home && TILDE.test(dir)) return context.home + dir.slice(1);
+  return absolute(context.cwd, dir);
+}
+
+function lookUp(word: string, context: EntryContext): ProgramFile {
   if (word === "") return NOT_FOUND;
   if (word.includes("/")) return followPath(absolute(context.cwd, word));
   for (const dir of context.path.split(":")) {
     // An empty PATH entry means the current directory.
-    const base = dir === "" ? context.cwd : absolute(context.cwd, dir);
-    if (!dir.startsWith("/") || /\/(proc|dev)\//.test(`${dir}/`)) {
+    const base = entryDirectory(dir, context);
+    if (!base.startsWith("/") || !dir.startsWith("/") || /\/(proc|dev)\//.test(`${base}/`)) {
       // A relative entry leads where the working directory does (`/proc/self/cwd`...).
       const place = followPath(base);
       if (place.process) return place;
@@ -348,13 +367,12 @@ function lookUp(word: string, context: { cwd: string; path: string }): ProgramFi
  * shell searches for `name` before it finds it in an absolute one, or null.
  * After the line changes directory such an entry names another directory.
  */
-export function relativeEntryBefore(
-  name: string,
-  context: { cwd: string; path: string },
-): string | null {
+export function relativeEntryBefore(name: string, context: EntryContext): string | null {
   for (const dir of context.path.split(":")) {
-    if (!dir.startsWith("/")) return dir === "" ? "." : dir;
-    if (isExecutableFile(`${dir}/${name}`)) return null;
+    const expanded = context.home !== undefined && context.home !== "" && TILDE.test(dir);
+    if (!dir.startsWith("/") && !expanded) return dir === "" ? "." : dir;
+    const base = entryDirectory(dir, context);
+    if (isExecutableFile(`${base}/${name}`)) return null;
   }
   return null;
 }

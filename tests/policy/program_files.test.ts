@@ -21,7 +21,9 @@ import { describeAllowed, describeAsked, describeDenied } from "./_verdicts.ts";
 
 // ./ls2 and ./t2 are harmless (true); X/ls2 and s2/t2 are touch; lnk -> X/real.
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "tb-files-")));
-for (const sub of ["X/real", "s2", "bin", "sub/bin", "a", "b", "zpath", "d/inner", "inner"]) {
+for (
+  const sub of ["X/real", "s2", "bin", "sub/bin", "a", "b", "zpath", "d/inner", "inner", "h/bin"]
+) {
   mkdirSync(join(dir, sub), { recursive: true });
 }
 symlinkSync("/bin/true", join(dir, "ls2"));
@@ -37,6 +39,7 @@ symlinkSync("/usr/bin/touch", join(dir, "sub", "bin", "true2"));
 symlinkSync("/bin/true", join(dir, "a", "true2"));
 symlinkSync("/usr/bin/touch", join(dir, "b", "true2"));
 symlinkSync("/proc/self/fd/0", join(dir, "fd0"));
+symlinkSync("/usr/bin/touch", join(dir, "h", "bin", "true2"));
 symlinkSync("/proc/self/cwd", join(dir, "here"));
 for (const name of ["help", "shopt", "caller", "compgen", "complete", "bind"]) {
   symlinkSync("/usr/bin/touch", join(dir, "zpath", name));
@@ -176,6 +179,30 @@ describeAsked(
   },
   [["a name looked up", "true2 m", /EXECIGNORE is set/]],
 );
+
+// PATH="~/bin:$PATH" (quoted: a literal ~): bash expands it as it searches.
+const tildePath = {
+  cwd: dir,
+  env: { HOME: join(dir, "h"), PATH: "~/bin:/usr/bin:/bin" },
+};
+
+describeDenied(
+  "policy: a PATH entry's leading ~ is the home directory to bash",
+  policy,
+  tildePath,
+  [
+    ["a name found there", "true2 m", "touch"],
+  ],
+);
+
+describeAsked("policy: a write into a ~ entry of PATH", policy, tildePath, [
+  ["a copy into it", "cp /usr/bin/id ~/bin/ls; ls m", /directory on PATH/],
+]);
+
+describeAllowed("policy: honest lines with a ~ entry in PATH", policy, tildePath, [
+  "ls -la",
+  "git status",
+]);
 
 const zsh = {
   cwd: dir,
