@@ -17,6 +17,12 @@ trap '"$TB" kill-server >/dev/null 2>&1 || true; rm -rf "$world"' EXIT
 export HOME=$world XDG_RUNTIME_DIR=$world/run XDG_STATE_HOME=$world/state
 export XDG_CONFIG_HOME=$world/config TERMBRIDGE_SOCKET= HISTFILE=/dev/null SHELL=bash
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+# POLICY='{"deny":["touch"]}': the world's termbridge.jsonc gets it, so the sessions have the
+# typed-line check (a policy that allows everything gives them no hook at all).
+if [ -n "${POLICY:-}" ]; then
+  mkdir -p "$XDG_CONFIG_HOME/termbridge"
+  printf '{"policy":%s}\n' "$POLICY" >"$XDG_CONFIG_HOME/termbridge/termbridge.jsonc"
+fi
 "$TB" new warm >/dev/null
 "$TB" exec warm true >/dev/null
 server=$(pgrep -f "server --socket $XDG_RUNTIME_DIR/termbridge/default.sock" | head -1)
