@@ -84,13 +84,6 @@ const NO_FILE: ProgramFile = { real: null, process: false, directory: false };
 /** Shells whose builtins are known (resolve.ts); another program's string may go to any shell. */
 const SHELLS = new Set(["bash", "rbash", "zsh", "sh", "dash"]);
 
-/**
- * Text that may make a command name that is no program a change of directory
- * (with autocd): CDPATH, or bash's cdable_vars, zsh's CDABLE_VARS (`-T`), by
- * any spelling zsh accepts (case and underscores ignored).
- */
-const CD_BY_NAME = /cdablevars|cdpath|\b(set|setopt)\s+[-+]\w*T/i;
-
 /** Quoted text shaped as an array subscript holding a substitution (`a[$(cmd)]`). */
 const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
 
@@ -137,6 +130,7 @@ export function analyseLine(parser: ShellParser, line: string, context: Analysis
   const analysis = emptyAnalysis();
   const analyser = new Analyser(parser, context, analysis);
   analyser.line(line, [], 0);
+  analyser.definedFunctions();
   analyser.environment();
   analyser.finish();
   analyser.writes();
@@ -169,7 +163,6 @@ class Analyser {
     // An earlier line moved HOME: any shell's start-up files are someone else's.
     this.#startupDirectory = context.shellState?.homeMoved === true;
     this.#homeMoved = this.#startupDirectory;
-    this.#cdByName = (context.env?.CDPATH ?? "") !== "";
     this.#shell = context.shell;
   }
 
@@ -209,7 +202,6 @@ class Analyser {
       }
     }
     if (!this.#startupDirectory && STARTUP_VARIABLE.test(text)) this.#startupDirectory = true;
-    if (!this.#cdByName && CD_BY_NAME.test(text.replaceAll("_", ""))) this.#cdByName = true;
     if (!this.#readsInput && /<(?!\()/.test(text)) this.#readsInput = true;
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
@@ -423,6 +415,23 @@ class Analyser {
           command.via,
         );
       }
+    }
+  }
+
+  /**
+   * After the line (before the environment's functions): a function it
+   * defines in a line that changes directory may change it when a later line
+   * calls it (`ls() { cd "$1"; }`, then `ls d; ./x`), unseen there.
+   */
+  definedFunctions(): void {
+    if (this.#changedDirectory && this.analysis.functions.length > 0) {
+      // `ls() { cd "$1"; }`: a later line's `ls d` would change directory unseen.
+      this.unknown(
+        `the line defines ${
+          this.analysis.functions.map((name) => `"${name}"`).join(", ")
+        } and changes directory: a later line calling it may run elsewhere than it is judged`,
+        [],
+      );
     }
   }
 
@@ -717,8 +726,8 @@ class Analyser {
    * a directory named as a command (autocd).
    */
   #changedDirectory = false;
-  /** The line may make a name that is no program a change of directory (CDPATH, cdable_vars). */
-  #cdByName: boolean;
+  /** How a command that is no `cd` changed it, for the reason ("" for cd and the like). */
+  #changedBy = "";
   /** The shell the current text runs in (`zsh`; "": not known which; undefined: bash). */
   #shell: string | undefined;
 
@@ -737,7 +746,8 @@ class Analyser {
     lookup: { cwd: string; path: string },
   ): void {
     const runsFile = !isBuiltin(word, this.#shell) && !this.analysis.functions.includes(word) &&
-      this.context.aliases?.[word] === undefined;
+      this.context.aliases?.[word] === undefined &&
+      this.context.env?.[`BASH_FUNC_${word}%%`] === undefined;
     const file = runsFile ? programFile(word, lookup) : NO_FILE;
     if (runsFile && file.process) {
       // `exec 3</usr/bin/touch; /proc/self/fd/3`: the file is whatever was opened.
@@ -747,7 +757,10 @@ class Analyser {
       );
     } else if (word.includes("/")) {
       if (this.#changedDirectory && !word.startsWith("/")) {
-        this.unknown(`the line changes directory before it runs "${word}", a relative path`, via);
+        this.unknown(
+          `the line changes directory before it runs "${word}", a relative path${this.#changedBy}`,
+          via,
+        );
       } else if (real === null) {
         this.unknown(
           `the program "${word}" does not exist yet, so what it will be cannot be known`,
@@ -763,15 +776,18 @@ class Analyser {
       const entry = relativeEntryBefore(word, lookup);
       if (entry !== null) {
         this.unknown(
-          `the line changes directory before it looks up "${word}" in PATH, whose entry "${entry}" is relative`,
+          `the line changes directory before it looks up "${word}" in PATH, whose entry "${entry}" is relative${this.#changedBy}`,
           via,
         );
       }
     }
     if (word === "cd" || word === "pushd" || word === "popd" || word === "chdir") {
       this.#changedDirectory = true;
-    } else if (runsFile && !this.#changedDirectory && this.#autocd(word, file, lookup)) {
+    } else if (runsFile && !this.#changedDirectory && this.#autocd(word, file)) {
       this.#changedDirectory = true;
+      this.#changedBy = file.directory
+        ? ` (autocd changes into "${word}", a directory)`
+        : ` ("${word}" is no program: a shell function, or a directory under autocd, may change it)`;
     }
     if (word === "hash" && words.some((w) => /^-[a-z]*p/.test(w.text))) {
       this.unknown('"hash -p" changes which file a name runs', via);
@@ -825,14 +841,14 @@ class Analyser {
   }
 
   /**
-   * Whether a command is a change of directory under bash's autocd or zsh's
-   * auto_cd: a name no program answers to that names a directory here (or,
-   * with CDPATH or cdable variables, any name no program answers to).
+   * Whether a command may change directory though it is no `cd`: a path
+   * naming a directory (bash's autocd, zsh's auto_cd change into it), or a
+   * name no program answers to: a directory found through CDPATH or a
+   * cdable variable under autocd, or a function an earlier line or a
+   * start-up file defined (`f() { cd "$1"; }`, then `f d; ./x`).
    */
-  #autocd(word: string, file: ProgramFile, lookup: { cwd: string; path: string }): boolean {
-    if (word.includes("/")) return file.directory;
-    if (file.real !== null) return false;
-    return this.#cdByName || programFile(`./${word}`, lookup).directory;
+  #autocd(word: string, file: ProgramFile): boolean {
+    return word.includes("/") ? file.directory : file.real === null;
   }
 
   unknown(reason: string, via: string[]): void {

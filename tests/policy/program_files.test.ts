@@ -138,6 +138,9 @@ describeAsked("policy: directory changes other than cd", policy, CONTEXT, [
   ],
   ["zsh CDABLE_VARS", "setopt autocd CDABLE_VARS; v=$PWD/d; v; ./inner/t2 m", /changes directory/],
   ["CDPATH", `CDPATH=${dir}; shopt -s autocd; d; ./inner/t2 m`, /changes directory/],
+  ["a function from an earlier line", "f d; ./inner/t2 m", /"f" is no program: a shell function/],
+  ["a function that changes directory", 'f() { cd "$1"; }', /defines "f" and changes directory/],
+  ["one named like a program", 'ls() { cd "$1"; }', /defines "ls" and changes directory/],
 ]);
 
 describeAsked(
@@ -249,6 +252,8 @@ describeAllowed("policy: honest lines beside these stay allowed", policy, CONTEX
   "shopt -s globstar; ls **/*.ts",
   "pushd /tmp && ls && popd",
   "make -j4 && ./t2",
+  "f() { echo hi; }; f && ./t2",
+  "exit",
 ]);
 
 describeAllowed(

@@ -35,6 +35,12 @@ const CASES: Attack[] = [
     steps: [{ line: "shopt -s autocd; d && ./inner/t2 %M%" }],
   },
   {
+    name: "a function an earlier line defined changes directory",
+    shell: "bash",
+    links: { "d/inner/t2": "/usr/bin/touch", "inner/t2": "/bin/true" },
+    steps: [{ line: 'f() { cd "$1"; }' }, { line: "f d; ./inner/t2 %M%" }],
+  },
+  {
     name: "chdir changes directory",
     shell: "zsh",
     links: { "d/inner/t2": "/usr/bin/touch", "inner/t2": "/bin/true" },
