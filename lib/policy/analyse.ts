@@ -31,6 +31,7 @@ import type { ShellState } from "./types.ts";
 import type { Word } from "./words.ts";
 import { innerCommands, isWrapper, type WrapperPath } from "./wrappers.ts";
 import { isSystemPath, SHELL_DEFAULT_PATH, STANDARD_PATH } from "./wrapper_paths.ts";
+import { absolute, realPath } from "./paths.ts";
 import { environmentCode } from "./wrapper_places.ts";
 import { aliasesAnywhere, expandFollowingAliases, expandGlobalAliases } from "./aliases.ts";
 import { type Dialect, dialectOf, dialectReading } from "./dialects.ts";
@@ -405,11 +406,21 @@ class Analyser {
         );
       }
     }
+    // Where the kernel opens each file the line names (`lnk/../x` is beside lnk's target).
+    let opened: Set<string> | undefined;
     for (const command of this.analysis.commands) {
       const first = command.words[0].text;
       if (!first.includes("/")) continue;
       const path = resolve(cwd, first);
-      if (files.some((word) => namesFile(word, path, cwd))) {
+      opened ??= new Set(
+        files.filter((word) => !word.dynamic).flatMap((word) => {
+          const eq = word.text.indexOf("=");
+          const texts = eq >= 0 ? [word.text, word.text.slice(eq + 1)] : [word.text];
+          return texts.filter((text) => text !== "").map((text) => realPath(absolute(cwd, text)));
+        }),
+      );
+      const real = command.resolved ?? realPath(absolute(cwd, first));
+      if (files.some((word) => namesFile(word, path, cwd)) || opened.has(real)) {
         this.unknown(
           `the line names "${first}" as a file as well as running it, so it may be rewritten first`,
           command.via,

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
@@ -40,6 +40,7 @@ symlinkSync("/bin/true", join(dir, "a", "true2"));
 symlinkSync("/usr/bin/touch", join(dir, "b", "true2"));
 symlinkSync("/proc/self/fd/0", join(dir, "fd0"));
 symlinkSync("/usr/bin/touch", join(dir, "h", "bin", "true2"));
+writeFileSync(join(dir, "X", "run"), "#!/bin/sh\n", { mode: 0o755 });
 symlinkSync("/proc/self/cwd", join(dir, "here"));
 for (const name of ["help", "shopt", "caller", "compgen", "complete", "bind"]) {
   symlinkSync("/usr/bin/touch", join(dir, "zpath", name));
@@ -91,6 +92,24 @@ describeAsked(
       "a shell's script through a link to /proc/self/fd/0",
       "echo 'x=tou; ${x}ch m' | /bin/bash ./fd0",
       /a device or process file/,
+    ],
+  ],
+);
+
+describeAsked(
+  "policy: a program the line writes first, by another spelling through a link",
+  policy,
+  CONTEXT,
+  [
+    [
+      "written as X/run, run as lnk/../run",
+      "printf 'touch m' > X/run; lnk/../run",
+      /names "lnk\/\.\.\/run" as a file/,
+    ],
+    [
+      "written as lnk/../run, run as X/run",
+      "printf 'touch m' > lnk/../run; X/run",
+      /names "X\/run" as a file/,
     ],
   ],
 );
