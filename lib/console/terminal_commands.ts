@@ -111,9 +111,9 @@ function checkKey(name: string): void {
       ? ": type"
       : `: did you mean "${error.suggestion}"? Type`;
     throw new CommandError(
-      `Unknown key "${
+      `Unknown key ${
         keyInMessage(name)
-      }"${hint} "help keys" for the key names, or use "type" for text`,
+      }${hint} "help keys" for the key names, or use "type" for text`,
     );
   }
 }
