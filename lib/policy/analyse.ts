@@ -14,6 +14,7 @@ import { lineValues } from "./line_values.ts";
 import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
 import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
 import {
+  EXEC,
   isBuiltin,
   type ProgramFile,
   programFile,
@@ -96,6 +97,9 @@ const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
  */
 const STARTUP_VARIABLE =
   /(^|[^$\w{])(HOME|ZDOTDIR)\b|\$\{(HOME|ZDOTDIR):?[=]|\.(bashrc|bash_profile|bash_login|profile|zshenv|zshrc|zprofile|zlogin)\b/;
+
+/** Reserved words and zsh's modifiers that run what follows in the shell, builtins included. */
+const RUN_BUILTINS = new Set(["time", "coproc", "noglob", "nocorrect", "-", "builtin", "command"]);
 
 /** A word bash reads as an assignment when its keyword option is on. */
 const ASSIGNMENT = /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=/;
@@ -547,8 +551,15 @@ class Analyser {
       if (inner.kind === "argv") {
         // What xargs appends reaches the program the wrapper runs.
         const innerOpen = (inner.open ?? false) || open;
+        // A program (nice, env, sudo, xargs) or `exec` runs a file: no builtin of the shell's
+        // (`nice cd m` runs a file named cd from PATH).
+        const files = first.text === "exec" ||
+          !(isBuiltin(first.text, this.#shell) || RUN_BUILTINS.has(first.text));
         this.#withPath(inner, true, () => {
+          const shell = this.#shell;
+          if (files) this.#shell = EXEC;
           this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
+          this.#shell = shell;
           if (inner.argv0 !== undefined) {
             this.#calledAs(inner.argv0, inner.words, [...via, inner.via], innerOpen, depth + 1);
           }

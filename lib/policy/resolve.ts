@@ -232,7 +232,11 @@ const DASH = new Set([
 /** The builtins of a shell the line may be run by but not known which: those of every shell. */
 const ANY = new Set([...BASH].filter((name) => ZSH.has(name) && DASH.has(name)));
 
+/** The "shell" of a program run by execve (by a wrapper, or `exec`): it has no builtins. */
+export const EXEC = "(execve)";
+
 const DIALECTS: Record<string, ReadonlySet<string>> = {
+  [EXEC]: new Set(),
   bash: BASH,
   rbash: BASH,
   zsh: ZSH,

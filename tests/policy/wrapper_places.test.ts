@@ -114,3 +114,28 @@ describeAllowed("policy: the same wrappers used plainly stay allowed", policy, C
   "enable -p",
   "disable",
 ]);
+
+// A program run by another program (nice, env, sudo, xargs) or by `exec` is a file found on PATH,
+// never the shell's builtin: `nice cd m` ran a file named cd (a link to touch), reproduced.
+mkdirSync(join(dir, "builtins"));
+symlinkSync("/usr/bin/touch", join(dir, "builtins", "cd"));
+symlinkSync("/usr/bin/touch", join(dir, "builtins", "help"));
+const BUILTIN_NAMES = { cwd: dir, env: { ...CONTEXT.env, PATH: `${dir}/builtins:/usr/bin:/bin` } };
+
+describeDenied("policy: a builtin's name run by a program is a file", policy, BUILTIN_NAMES, [
+  ["nice", "nice cd m", "touch"],
+  ["env", "env cd m", "touch"],
+  ["timeout", "timeout 5 help m", "touch"],
+  ["sudo", "sudo cd m", "touch"],
+  ["xargs", "xargs cd <<< m", "touch"],
+  ["exec", "exec cd m", "touch"],
+  ["/usr/bin/time", "/usr/bin/time cd m", "touch"],
+]);
+
+describeAllowed("policy: a builtin run by the shell stays a builtin", policy, BUILTIN_NAMES, [
+  "cd /tmp",
+  "command cd /tmp",
+  "builtin cd /tmp",
+  "time cd /tmp",
+  "nice echo hi",
+]);
