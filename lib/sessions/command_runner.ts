@@ -68,6 +68,15 @@ export class CommandRunner {
       return await this.#execUntilSettled(command, timeoutMs, signal);
     }
     if (shell.interrupted) await this.#afterInterrupt(timeoutMs, signal);
+    if (shell.interruptedAgain) {
+      // Ctrl+C twice at the prompt: the second may still be pending in the shell, which would
+      // throw away the line typed next. One more press settles both: wait for its prompt.
+      shell.interruptedAgain = false;
+      if (shell.atPrompt) {
+        this.#parts.input.keys(["C-c"]);
+        await this.#afterInterrupt(timeoutMs, signal);
+      }
+    }
     if (!shell.atPrompt) {
       // Text typed before the prompt is drawn would be echoed twice: wait for it.
       await terminal.waitFor(

@@ -45,6 +45,11 @@ export class ShellState {
   atPrompt = false;
   /** Ctrl+C was pressed at the prompt and the shell has not drawn a new one yet. */
   interrupted = false;
+  /**
+   * Ctrl+C was pressed again before that new prompt: the shell may take it
+   * only once it reads again, and then throw away the line typed at it.
+   */
+  interruptedAgain = false;
   /** Prompts shown so far. */
   prompts = 0;
   /**
@@ -77,7 +82,11 @@ export class ShellState {
    * editor is back only when the shell has drawn its prompt again.
    */
   sent(input: string): void {
-    if (this.atPrompt && input.includes("\x03")) this.interrupted = true;
+    if (input.includes("\x03")) {
+      if (this.interrupted && !this.atPrompt) this.interruptedAgain = true;
+      if (this.atPrompt) this.interrupted = true;
+    }
+    if (/[\r\n]/.test(input)) this.interruptedAgain = false; // A line was handed over meanwhile.
     // deno-lint-ignore no-control-regex -- \x03 is Ctrl+C
     if (/[\r\n\x03]/.test(input)) this.atPrompt = this.#promptStarted = false;
   }
