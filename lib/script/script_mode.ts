@@ -154,16 +154,39 @@ async function readScript(source: string): Promise<string> {
   }
 }
 
+/** What running a line gave: `quit` says the script asked to stop. */
+export type StepOutcome = StepResult & {
+  quit?: boolean;
+  /** The runner ran the line in the order it was sent (see {@linkcode StepRunner.pipelines}). */
+  pipelined?: boolean;
+};
+
 /**
  * Runs the lines of a script: in this process (the default), or elsewhere
  * (the session server, for `run --server`).
  */
 export interface StepRunner {
-  /** Runs one line; `quit` says the script asked to stop. */
-  run(parsed: ParsedLine, signal: AbortSignal): Promise<StepResult & { quit?: boolean }>;
+  /**
+   * Runs one line. `pipelined`: sent before the line before it was answered;
+   * the runner runs it after that one, or not at all if that one stopped the
+   * script (failed, without `keepGoing`, or quit).
+   */
+  run(
+    parsed: ParsedLine,
+    signal: AbortSignal,
+    pipelined?: { keepGoing: boolean },
+  ): Promise<StepOutcome>;
+  /**
+   * Lines may be sent before the answers to the ones before (a round trip
+   * saved per line), once an answer says `pipelined`.
+   */
+  pipelines?: boolean;
   /** Ends the run; in this process, every session the script opened is closed. */
   finish(): Promise<void>;
 }
+
+/** Lines sent ahead of their answers, at most, when the runner pipelines. */
+const AHEAD = 16;
 
 /** Makes the runner of a script with these default timeouts (elsewhere: with its own safety). */
 export type RunnerFactory = (timeouts: { exec?: number; wait?: number }) => Promise<StepRunner>;
@@ -247,19 +270,38 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
     })
   );
   let failures = 0;
-  try {
-    for (const { number, parsed } of lines) {
+  // The first line goes alone; once the runner says it keeps pipelined lines in order, up to
+  // AHEAD more are sent before their answers (never while tracing: each line is shown as it runs).
+  const ahead = runner.pipelines && !options.trace ? AHEAD : 1;
+  let ordered = false;
+  const sent: { number: number; line: string; at: number; outcome: Promise<StepOutcome> }[] = [];
+  let next = 0;
+  const send = async () => {
+    while (next < lines.length && sent.length < (ordered ? ahead : 1)) {
+      const { number, parsed } = lines[next++];
       if (options.trace) await runtime.writeStderr(`+ ${parsed.line}\n`);
-      const started = performance.now();
-      const result = await runner.run(parsed, abort.signal);
-      report.push(step(number, result, performance.now() - started));
+      const pipelined = ahead > 1 ? { keepGoing: options.keepGoing } : undefined;
+      const outcome = runner.run(parsed, abort.signal, pipelined);
+      sent.push({ number, line: parsed.line, at: performance.now(), outcome });
+    }
+  };
+  try {
+    let done = performance.now();
+    for (await send(); sent.length > 0; await send()) {
+      const { number, line, at, outcome } = sent.shift()!;
+      const result = await outcome;
+      ordered ||= result.pipelined === true;
+      // A line sent ahead started when the one before it ended.
+      const now = performance.now();
+      report.push(step(number, result, now - Math.max(at, done)));
+      done = now;
       if (!options.json && result.output !== "") await runtime.writeStdout(result.output + "\n");
       if (options.trace && result.note !== undefined) {
         await runtime.writeStderr(`  ${result.note}\n`);
       }
       if (!result.ok) {
         failures++;
-        await fail(number, parsed.line, result.error ?? "failed");
+        await fail(number, line, result.error ?? "failed");
       }
       if (interrupted !== undefined) {
         await runtime.writeStderr(`${label}:${number}: interrupted by ${interrupted}\n`);

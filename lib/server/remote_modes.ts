@@ -11,8 +11,7 @@ import { resolve } from "node:path";
 import { parseModeArgs } from "../cli/args.ts";
 import { UsageError } from "../cli/usage.ts";
 import { runtime } from "../runtime/mod.ts";
-import type { StepResult } from "../console/mod.ts";
-import { runMain, type RunnerFactory } from "../script/script_mode.ts";
+import { runMain, type RunnerFactory, type StepOutcome } from "../script/script_mode.ts";
 import { reachServer, reachServerQuickly } from "./autostart.ts";
 import { relayStdio, RpcClient } from "./client.ts";
 import { SERVER_METHODS } from "./wire.ts";
@@ -94,18 +93,22 @@ export async function runServerMain(args: string[]): Promise<number> {
       }),
     );
     return {
-      run: (parsed, signal) =>
-        rpc.request<StepResult & { quit?: boolean }>(SERVER_METHODS.consoleRun, {
+      run: (parsed, signal, pipelined) =>
+        rpc.request<StepOutcome>(SERVER_METHODS.consoleRun, {
           line: parsed.line,
           cwd: runtime.cwd(),
           persistent: true,
           timeouts,
+          ...(pipelined ? { pipelined } : {}),
         }, signal).catch((error) => ({
           command: parsed.command.name,
           ok: false,
           output: "",
           error: (error as Error).message,
         })),
+      // The server runs a connection's pipelined lines in order (a server of an older build,
+      // which would run them at once, never answers `pipelined`: lines then go one by one).
+      pipelines: true,
       finish: () => Promise.resolve(rpc.close()),
     };
   };

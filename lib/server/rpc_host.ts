@@ -14,7 +14,13 @@ import { explainInvalidParams } from "../acp/stdio.ts";
 import { mapped, toRequestError } from "../acp/client_handlers.ts";
 import { ErrorCode } from "../jsonrpc/codes.ts";
 import { VERSION } from "../cli/usage.ts";
-import { CommandError, ConsoleContext, parseLine, runParsed } from "../console/mod.ts";
+import {
+  CommandError,
+  ConsoleContext,
+  parseLine,
+  runParsed,
+  type StepResult,
+} from "../console/mod.ts";
 import type { MessageStream } from "../jsonrpc/ndjson.ts";
 import type { SessionManager } from "../sessions/manager.ts";
 import type { Session, SessionOptions } from "../sessions/session.ts";
@@ -55,6 +61,11 @@ const schemas = {
     styled: z.boolean().optional(),
     /** Size of sessions opened without one. */
     size: z.object({ cols: z.number().int(), rows: z.number().int() }).optional(),
+    /**
+     * Sent without waiting for the answer to the line before (a script's lines,
+     * `run --server`): see {@linkcode LineQueue}. Needs `persistent`.
+     */
+    pipelined: z.object({ keepGoing: z.boolean() }).optional(),
   }),
   read: z.object({
     name: z.string(),
@@ -77,6 +88,7 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   const { sessions } = options;
   const app = serveSessions(acp.client({ name: "termbridge server" }), sessions);
   let scriptConsole: ConsoleContext | undefined;
+  const queue = new LineQueue();
   app.onRequest(SERVER_METHODS.consoleRun, schemas.consoleRun, async ({ params, signal }) => {
     let parsed;
     try {
@@ -97,13 +109,29 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
         size: params.size,
       });
     const ctx = params.persistent ? scriptConsole ??= made() : made();
-    if (params.session !== undefined) ctx.current = params.session;
-    const result = await runParsed(ctx, parsed, { signal });
+    const run = async () => {
+      if (params.session !== undefined) ctx.current = params.session;
+      const result = await runParsed(ctx, parsed, { signal });
+      return {
+        ...result,
+        quit: ctx.quitRequested,
+        current: ctx.current,
+        sessions: sessions.list().map((session) => session.name),
+      };
+    };
+    if (params.pipelined === undefined || !params.persistent) return await run();
+    const keepGoing = params.pipelined.keepGoing;
     return {
-      ...result,
-      quit: ctx.quitRequested,
-      current: ctx.current,
-      sessions: sessions.list().map((session) => session.name),
+      ...await queue.run(parsed.command.name, signal, async () => {
+        const result = await run();
+        const stop = result.quit
+          ? "the script quit"
+          : !result.ok && !keepGoing
+          ? "a line before it failed"
+          : null;
+        return { result, stop };
+      }),
+      pipelined: true,
     };
   });
   app.onRequest(SERVER_METHODS.read, schemas.read, ({ params }) =>
@@ -145,6 +173,44 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   }
   const connection = app.connect(explainInvalidParams(stream as acp.Stream));
   await connection.closed;
+}
+
+/**
+ * The lines one connection sends without waiting for each answer (a script's,
+ * through `run --server`): run one after another in the order they came, as
+ * if each had waited. Once one stops the script (it failed, without
+ * --keep-going, or it was `quit`), the lines queued after it are answered
+ * "not run" instead; a line whose request was cancelled, or whose connection
+ * closed while it waited, is not run either. So a client saves a round trip
+ * per line and nothing runs that would not have run line by line.
+ */
+class LineQueue {
+  #tail: Promise<unknown> = Promise.resolve();
+  #stopped: string | null = null;
+
+  /** Runs `step` after every earlier line; `step` says whether the script stops there. */
+  run<T extends StepResult>(
+    command: string,
+    signal: AbortSignal,
+    step: () => Promise<{ result: T; stop: string | null }>,
+  ): Promise<T | StepResult> {
+    const turn = this.#tail.then(async (): Promise<T | StepResult> => {
+      if (signal.aborted) throw signal.reason;
+      if (this.#stopped !== null) {
+        return { command, ok: false, output: "", error: `not run: ${this.#stopped}` };
+      }
+      try {
+        const { result, stop } = await step();
+        this.#stopped = stop;
+        return result;
+      } catch (error) {
+        this.#stopped = "a line before it failed";
+        throw error;
+      }
+    });
+    this.#tail = turn.catch(() => {});
+    return turn;
+  }
 }
 
 /**

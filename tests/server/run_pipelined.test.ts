@@ -1,0 +1,147 @@
+/**
+ * `run --server` sends a script's lines ahead of their answers; the server
+ * runs one connection's pipelined lines one after another, in order, and none
+ * after a line that stopped the script (failed without --keep-going, quit,
+ * cancelled). Through the sources on the runtime running the tests, and
+ * through a raw connection that writes every request at once.
+ */
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import { createConnection, type Socket } from "node:net";
+import { waitUntil } from "../helpers.ts";
+import { describe, it } from "../harness.ts";
+import { inWorld, type World } from "./_kit.ts";
+
+/** A raw connection to the world's server. */
+async function connect(world: World): Promise<Socket> {
+  const socket = createConnection(world.socket);
+  await new Promise((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  return socket;
+}
+
+/** The hello and `lines` as pipelined console/run requests (ids 0, 1, ...), in one string. */
+function pipelinedRequests(world: World, lines: string[]): string {
+  const requests = lines.map((line, id) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "console/run",
+      params: { line, cwd: world.dir, persistent: true, pipelined: { keepGoing: false } },
+    }) + "\n"
+  );
+  return JSON.stringify({ hello: "termbridge", kind: "rpc" }) + "\n" + requests.join("");
+}
+
+/** Answers of the JSON-RPC requests `lines` sent in one write, each pipelined, in arrival order. */
+async function sendAtOnce(
+  world: World,
+  lines: string[],
+): Promise<{ id: number; result?: Record<string, unknown>; error?: { message: string } }[]> {
+  const socket = await connect(world);
+  try {
+    const answers: { id: number; result?: Record<string, unknown> }[] = [];
+    let parts: Uint8Array[] = [];
+    const all = new Promise<void>((resolve) => {
+      socket.on("data", (chunk: Uint8Array) => {
+        let start = 0;
+        let at;
+        while ((at = chunk.indexOf(0x0a, start)) !== -1) {
+          parts.push(chunk.subarray(start, at));
+          const message = JSON.parse(Buffer.concat(parts).toString("utf8"));
+          parts = [];
+          start = at + 1;
+          if (typeof message.id === "number") answers.push(message);
+          if (answers.length === lines.length) resolve();
+        }
+        parts.push(chunk.slice(start));
+      });
+    });
+    socket.write(pipelinedRequests(world, lines));
+    await all;
+    return answers;
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe("run --server: lines sent ahead of their answers", () => {
+  it("the server runs pipelined lines one after another, in order, and none after a failure", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "warm"]); // The server is running.
+      const marker = join(world.dir, "after-failure");
+      const answers = await sendAtOnce(world, [
+        "open p",
+        "exec sleep 0.3; echo first",
+        "exec echo second",
+        "expect-exit 7",
+        `exec touch ${marker}`,
+      ]);
+      assert.deepEqual(answers.map((answer) => answer.id), [0, 1, 2, 3, 4]);
+      const results = answers.map((answer) => answer.result!);
+      // Run at once, "exec echo second" would find the session busy with the sleep.
+      assert.deepEqual(results.map((result) => result.ok), [true, true, true, false, false]);
+      assert.equal(results[1].output, "first");
+      assert.equal(results[2].output, "second");
+      assert.ok(results.every((result) => result.pipelined === true));
+      assert.match(String(results[4].error), /not run: a line before it failed/);
+      assert.equal(existsSync(marker), false, "the line after the failure never ran");
+    }));
+
+  it("lines still queued when their connection closes never run", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "p"]);
+      const started = join(world.dir, "started");
+      const marker = join(world.dir, "after-close");
+      const socket = await connect(world);
+      // Run at once (not queued), the last line would run while the console sleeps.
+      socket.write(
+        pipelinedRequests(world, [
+          "use p",
+          `exec touch ${started}`,
+          "sleep 1000",
+          `exec touch ${marker}`,
+        ]),
+      );
+      await waitUntil(() => existsSync(started), "the first exec to run");
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await world.ok(["wait", "p", "prompt", "--timeout", "5"]);
+      assert.equal(existsSync(marker), false, "the queued line never ran");
+    }));
+
+  it("a script's output and exit status are as line by line; a failure stops it, -k goes on", () =>
+    inWorld("source", async (world) => {
+      const marker = join(world.dir, "after-failure");
+      const script = `open p\nexec sleep 0.2; echo one\nexec echo two\nexpect-exit 1\n` +
+        `exec touch ${marker}\nexec echo three\n`;
+      const stopped = await world.tb(["run", "--server", "-"], { stdin: script });
+      assert.equal(stopped.code, 1, stopped.stderr);
+      assert.equal(stopped.stdout, "one\ntwo\n");
+      assert.match(stopped.stderr, /stdin:4: expect-exit 1: Expected exit code 1 from "echo two"/);
+      assert.equal(existsSync(marker), false, "the lines after the failure never ran");
+      const going = await world.tb(["run", "--server", "-k", "-"], {
+        stdin: script.replace("open p", "use p"),
+      });
+      assert.equal(going.code, 1, going.stderr);
+      assert.equal(going.stdout, "one\ntwo\nthree\n");
+      assert.match(going.stderr, /1 of 6 steps failed/);
+      assert.equal(existsSync(marker), true, "with -k every line ran");
+    }));
+
+  it("quit stops the script: the lines sent after it never run", () =>
+    inWorld("source", async (world) => {
+      const marker = join(world.dir, "after-quit");
+      const run = await world.tb(["run", "--server", "-"], {
+        stdin: `open p\nexec echo before\nquit\nexec touch ${marker}\n`,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "before\n");
+      assert.equal(existsSync(marker), false);
+    }));
+});
