@@ -12,6 +12,7 @@ import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
 import { onlyReads } from "./read_only.ts";
 import { type CompiledRule, compileRule, matchRule, RuleIndex } from "./rules.ts";
+import { readingStateUnknowns } from "./shell_options.ts";
 import {
   decided,
   FolderCache,
@@ -88,7 +89,9 @@ export function createPolicy(rules: PolicyRules): CommandPolicy {
   return {
     async checkLine(line, context) {
       const parser = await loadShellParser();
-      return judge(analyseLine(parser, line, analysisContext(context)), context);
+      const analysis = analyseLine(parser, line, analysisContext(context));
+      analysis.unknowns.push(...readingStateUnknowns(line, context.shellState));
+      return judge(analysis, context);
     },
     async checkArgv(argv, context) {
       const parser = await loadShellParser();

@@ -12,6 +12,7 @@
  */
 
 import type { Deferred } from "./deferred.ts";
+import type { ShellState } from "./types.ts";
 import type { Word } from "./words.ts";
 
 /** The options that change how lines are read, by their zsh name (lower case, no `_`). */
@@ -217,4 +218,37 @@ function promptCode(code: Word): Deferred {
     reason:
       `print -P expands "${code.text}" as a prompt, which with prompt_subst runs its substitutions (not checked)`,
   };
+}
+
+/** A brace group brace_ccl expands (no comma, no `..`, not `${...}`): `{t}`, `{a-z}`. */
+const CLASS_BRACES = /(?:^|[^$\\])\{(?![^{}]*(?:,|\.\.))[^{}]+\}/;
+/** A `#` at the start of a word, where a comment would start. */
+const WORD_HASH = /(?:^|[\s;&|()<>])#/;
+
+/**
+ * Why the shell that reads `line` reads it otherwise than the parser, with
+ * the reading options it has on now (a start-up file, or an earlier line the
+ * user approved, set them): zsh's brace_ccl and a brace group it expands, or
+ * interactive_comments off and a `#` starting a word. None when neither applies.
+ */
+export function readingStateUnknowns(
+  line: string,
+  state: ShellState | undefined,
+): { reason: string; via: string[] }[] {
+  const unknowns: { reason: string; via: string[] }[] = [];
+  if (state?.braceCcl && CLASS_BRACES.test(line)) {
+    unknowns.push({
+      reason:
+        "zsh's brace_ccl is on in this shell: {abc} expands to a b c ({t}ouch is touch), so the words of the line cannot be known",
+      via: [],
+    });
+  }
+  if (state?.commentsOff && WORD_HASH.test(line)) {
+    unknowns.push({
+      reason:
+        "interactive_comments is off in this shell: what follows a # runs, so the line cannot be read as the shell reads it",
+      via: [],
+    });
+  }
+  return unknowns;
 }

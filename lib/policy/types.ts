@@ -97,6 +97,10 @@ export interface ShellState {
   homeMovedBy?: string;
   /** The shell (`zsh`, `/usr/bin/bash`): which names are its builtins, not files on PATH. Bash when not given. */
   shell?: string;
+  /** zsh's brace_ccl is on (a start-up file or an earlier line set it): `{t}ouch` is `touch`. */
+  braceCcl?: boolean;
+  /** interactive_comments is off: what follows a `#` is run, not a comment. */
+  commentsOff?: boolean;
 }
 
 /** A loaded policy. Command checks are async: the shell parser loads lazily. */

@@ -35,6 +35,9 @@ export interface ShellLine {
   home: string;
   /** bash's keyword option is on: exec's check, made without it, does not apply. */
   keyword: boolean;
+  /** Reading options on (brace_ccl, interactive_comments off): nor does it then. */
+  braceCcl?: boolean;
+  commentsOff?: boolean;
   /** The shell (`zsh`, `/usr/bin/bash`): exec's check, made with bash's builtins, applies to bash only. */
   shell?: string;
   aliases: Record<string, string>;
@@ -132,6 +135,7 @@ export class SentLineChecks {
     if (sent) this.#unchecked = undefined;
     const same = judged !== null && judged.line === shell.line && judged.cwd === shell.cwd &&
       judged.path === shell.path && (judged.home ?? "") === shell.home && !shell.keyword &&
+      !shell.braceCcl && !shell.commentsOff &&
       !/(^|\/)zsh$/.test(shell.shell ?? "") &&
       !judged.verdict.commands.some((command) => namedByAlias(command.words[0], shell)) &&
       expandGlobalAliases(shell.line, aliasesAnywhere(shell) ?? {}) === shell.line;

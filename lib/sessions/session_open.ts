@@ -121,6 +121,8 @@ export function guardTypedLines(
         keyword: typed.keyword,
         homeMoved: typed.home !== (env.HOME ?? ""),
         shell: typed.shell,
+        braceCcl: typed.braceCcl,
+        commentsOff: typed.commentsOff,
       },
       preApproved,
       origin: exec.sent ? "exec" : "typed",

@@ -33,6 +33,10 @@ export interface TypedLine {
   home: string;
   /** bash's keyword option is on (`set -k`, from `$-`): NAME=VALUE words anywhere are assignments. */
   keyword: boolean;
+  /** zsh's brace_ccl is on: `{t}ouch` is `touch`. */
+  braceCcl: boolean;
+  /** interactive_comments is off: a `#` starts no comment. */
+  commentsOff: boolean;
 }
 
 /** The answer: run it, or refuse with a message the shell shows. */
@@ -76,7 +80,8 @@ interface CheckRequest {
 
 /**
  * Reads `6973;check;NONCE;SHELL;CWD;PATH;HOME;FLAGS;PENDING;LINE;ALIAS...;TOKEN`
- * (FLAGS: the shell's `$-`), or null when
+ * (FLAGS: the shell's `$-`, then the reading options it has on as words:
+ * `braceccl`, `nocomments`), or null when
  * it is not one. A request cut short (an unescaped terminator in it) loses
  * its last field, the token, so what is left is never taken for a request.
  */
@@ -94,8 +99,11 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
     return null;
   }
   const [, , nonce, shell, cwd, path, home, flags, pending, last, ...rest] = fields;
+  const [letters, ...options] = flags.split(" ");
   // zsh's `k` is interactive_comments (the hook sets it); bash's is the keyword option.
-  const keyword = !/(^|\/)zsh$/.test(shell) && flags.includes("k");
+  const keyword = !/(^|\/)zsh$/.test(shell) && letters.includes("k");
+  const braceCcl = options.includes("braceccl");
+  const commentsOff = options.includes("nocomments");
   const line = pending + last;
   const token = rest.pop() ?? "";
   if (!HEX.test(nonce) || !HEX.test(token)) return null;
@@ -114,7 +122,19 @@ export function parseCheckRequest(osc: string): CheckRequest | null {
     if (equals > 0) kind[alias.slice(0, equals)] = alias.slice(equals + 1);
   }
   return {
-    typed: { line, cwd, path, aliases, globalAliases, suffixAliases, shell, home, keyword },
+    typed: {
+      line,
+      cwd,
+      path,
+      aliases,
+      globalAliases,
+      suffixAliases,
+      shell,
+      home,
+      keyword,
+      braceCcl,
+      commentsOff,
+    },
     pending,
     nonce,
     token,

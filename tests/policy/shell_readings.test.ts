@@ -229,3 +229,52 @@ describeAllowed(
     "echo 'it''s'",
   ],
 );
+
+// The options a session's shell has on now (its start-up file set them, or an approved line):
+// the typed-line hook sends them with each line.
+const BRACE_CCL = {
+  ...CONTEXT,
+  shellState: { keyword: false, homeMoved: false, shell: "zsh", braceCcl: true },
+};
+const COMMENTS_OFF = {
+  ...CONTEXT,
+  shellState: { keyword: false, homeMoved: false, commentsOff: true },
+};
+
+describeAsked(
+  "policy: a zsh session with brace_ccl on: brace groups it expands",
+  policy,
+  BRACE_CCL,
+  [
+    ["{t}ouch", "env {t}ouch m", /brace_ccl is on in this shell/],
+    ["a class of letters", "env {s-u}ouch m", /brace_ccl is on in this shell/],
+  ],
+);
+
+describeAllowed("policy: a zsh session with brace_ccl on: other braces", policy, BRACE_CCL, [
+  "echo {a,b}",
+  "echo {1..3}",
+  "echo ${HOME}",
+  "ls",
+]);
+
+describeAsked(
+  "policy: a session with interactive_comments off: a # starting a word",
+  policy,
+  COMMENTS_OFF,
+  [
+    ["after a space", "echo hi #; touch m", /interactive_comments is off in this shell/],
+    ["at the start", "#x; touch m", /interactive_comments is off in this shell/],
+  ],
+);
+
+describeAllowed(
+  "policy: a session with interactive_comments off: # inside words",
+  policy,
+  COMMENTS_OFF,
+  [
+    "echo $#",
+    "echo a#b",
+    "ls",
+  ],
+);

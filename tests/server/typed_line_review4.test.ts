@@ -6,7 +6,8 @@
  * check open; history expanded twice; keys and traps ran or skipped around
  * the check. Each case sets up, attacks, and the marker file the refused
  * `touch` would make must not exist. Also state an earlier line (or the
- * user's start-up file) left in the shell: HOME moved, bash's keyword option.
+ * user's start-up file) left in the shell: HOME moved, bash's keyword option,
+ * interactive_comments off, zsh's brace_ccl on.
  * @module
  */
 
@@ -158,6 +159,20 @@ const CASES: Attack[] = [
     files: { ".bashrc": "set -k\n" },
     links: { "elsewhere/ls": "/usr/bin/touch" },
     steps: [{ line: "ls PATH=$PWD/elsewhere %M%" }],
+  },
+  // Options that change how lines are read, set where no line check saw them (the user's start-up
+  // file): the hook sends them with each line, and the policy asks about lines they make unknown.
+  {
+    name: "interactive_comments off (from ~/.bashrc): what follows a # runs",
+    shell: "bash",
+    files: { ".bashrc": "shopt -u interactive_comments\n" },
+    steps: [{ line: "echo hi #; touch %M%" }],
+  },
+  {
+    name: "brace_ccl on (from ~/.zshrc): {t}ouch is touch",
+    shell: "zsh",
+    files: { ".zshrc": "setopt braceccl\n" },
+    steps: [{ line: "env {t}ouch %M%" }],
   },
 ];
 

@@ -21,6 +21,8 @@ function typed(shell: "bash" | "zsh", line: string): TypedLine {
     shell,
     home: "/root",
     keyword: false,
+    braceCcl: false,
+    commentsOff: false,
   };
 }
 

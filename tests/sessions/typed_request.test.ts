@@ -27,6 +27,8 @@ describe("sessions: the typed-line request", () => {
         path: "/usr/bin",
         home: "/home/u",
         keyword: true,
+        braceCcl: false,
+        commentsOff: false,
         line: 'echo "x;y" \\ \n\x1b\x9c',
         aliases: { ll: "ls -l" },
         globalAliases: { G: "| grep x" },
@@ -46,11 +48,27 @@ describe("sessions: the typed-line request", () => {
       home: "/root",
       // zsh's `k` is interactive_comments, not bash's keyword option.
       keyword: false,
+      braceCcl: false,
+      commentsOff: false,
       line: "for i in 1\ndo echo",
       aliases: {},
       globalAliases: {},
       suffixAliases: {},
     });
+  });
+
+  it("reads the reading options after the option letters", () => {
+    const zsh = parseCheckRequest(
+      `6973;check;${NONCE};zsh;/;/usr/bin;/root;569JNXZghiklms braceccl;;touch {t};${TOKEN}`,
+    );
+    assert.equal(zsh?.typed.braceCcl, true);
+    assert.equal(zsh?.typed.commentsOff, false);
+    const bash = parseCheckRequest(
+      `6973;check;${NONCE};/bin/bash;/;/usr/bin;/root;himBHks nocomments;;echo #;${TOKEN}`,
+    );
+    assert.equal(bash?.typed.keyword, true);
+    assert.equal(bash?.typed.braceCcl, false);
+    assert.equal(bash?.typed.commentsOff, true);
   });
 
   it("is null for a request cut short, a stray backslash or a bad nonce or token", () => {
