@@ -215,6 +215,7 @@ try {
     const steps = stepTimes(await bash(hundredStepScript(100), env));
     const ours = steps.get("termbridge")!;
     const oneConnection = steps.get("termbridge-run-server")!;
+    const again = steps.get("termbridge-run-server-again")!;
     const waitFor = steps.get("tmux-wait-for")!;
     const polling = steps.get("tmux-polling")!;
     say("");
@@ -227,6 +228,9 @@ try {
         "termbridge run --server (one connection; wrong = the script failed)",
         oneConnection,
       ], [
+        "termbridge run --server, the same script again (the server's JIT warm)",
+        again,
+      ], [
         "tmux send-keys + wait-for + capture-pane",
         waitFor,
       ], ["tmux send-keys + polling capture-pane", polling]] as const
@@ -236,7 +240,7 @@ try {
           name.startsWith("tmux")
             ? `${fixed(figures.ms / ours.ms, 2)}x (run --server: ${
               fixed(figures.ms / oneConnection.ms, 2)
-            }x)`
+            }x, again: ${fixed(figures.ms / again.ms, 2)}x)`
             : "-"
         } |`,
       );
