@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { AnalysisContext } from "./analyse.ts";
+import type { AnalysisContext } from "./analysis_types.ts";
 
 /** A word a shell may alias-expand: no quotes, substitutions or operators in it. */
 const PLAIN_WORD = /^([ \t]*)([^\s;&|()<>'"\\$`{}]+)(?=$|[\s;&|()<>])/;

@@ -5,104 +5,31 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
-import { basename, resolve } from "node:path";
 import { deferredCode } from "./deferred.ts";
-import { extractCommands, type LineContents } from "./extract.ts";
+import { extractCommands } from "./extract.ts";
 import type { ShellParser } from "./parser.ts";
 import { lineValues } from "./line_values.ts";
-import { arithmeticLookupChange, lookupChange } from "./lookup.ts";
-import { mayWriteInto, namesFile, redirectTargets, writablePathDirs } from "./path_writes.ts";
-import {
-  EXEC,
-  isBuiltin,
-  type ProgramFile,
-  programFile,
-  programNames,
-  realFile,
-  relativeEntryBefore,
-} from "./resolve.ts";
-import { gitByName, isMultiCall } from "./called_as.ts";
+import { arithmeticLookupChange } from "./lookup.ts";
+import { redirectTargets, writeUnknowns } from "./path_writes.ts";
+import { EXEC, isBuiltin, programNames } from "./resolve.ts";
+import { calledAs, gitByName, isMultiCall } from "./called_as.ts";
 import { onlyReads } from "./read_only.ts";
-import { scriptPlace } from "./script_files.ts";
+import { scriptReading } from "./script_files.ts";
 import { shellAmongArguments } from "./shell_arguments.ts";
 import { joinContinuations } from "./continuations.ts";
-import type { ProgramNames } from "./rules.ts";
-import type { ShellState } from "./types.ts";
+import type { Analysed, Analysis, AnalysisContext } from "./analysis_types.ts";
 import type { Word } from "./words.ts";
-import { innerCommands, isWrapper, type WrapperPath } from "./wrappers.ts";
-import { isSystemPath, SHELL_DEFAULT_PATH, STANDARD_PATH } from "./wrapper_paths.ts";
-import { absolute, realPath } from "./paths.ts";
+import { innerCommands, isWrapper, runsBuiltins } from "./wrappers.ts";
+import { ProgramSearch } from "./wrapper_paths.ts";
+import { ProgramFiles } from "./program_files.ts";
+import { StartupFiles } from "./shells.ts";
 import { environmentCode } from "./wrapper_places.ts";
 import { aliasesAnywhere, expandFollowingAliases, expandGlobalAliases } from "./aliases.ts";
 import { type Dialect, dialectOf, dialectReading } from "./dialects.ts";
-import { arithmeticNames, evaluatedNames } from "./arithmetic_names.ts";
-
-/** One program the line runs, with what rules need to match it. */
-export interface Analysed {
-  words: Word[];
-  via: string[];
-  program: ProgramNames;
-  /** The real file it runs, when found. */
-  resolved?: string;
-  /** More arguments are added at run time (xargs). */
-  open: boolean;
-}
-
-/** Everything a line runs, and why parts of it cannot be known. */
-export interface Analysis {
-  commands: Analysed[];
-  unknowns: LineContents["unknowns"];
-  /** Names of the functions the line defines (at any depth). */
-  functions: string[];
-  /** Values the line sets or feeds to commands (`t=/usr/bin/touch`, `<<< text`): expansions may pass them on. */
-  values: Word[];
-  /** The values plain variables are given in the line (null: known only at run time). */
-  variables: Map<string, (string | null)[]>;
-}
-
-/** Where the line runs. */
-export interface AnalysisContext {
-  cwd: string;
-  path: string;
-  home: string;
-  /** The shell's aliases, when the line is typed into a shell that has them. */
-  aliases?: Record<string, string>;
-  /** zsh's global aliases (`alias -g`): replaced wherever they stand as a word, not only first. */
-  globalAliases?: Record<string, string>;
-  /** zsh's suffix aliases (`alias -s EXT=PROGRAM`): a command `f.EXT` runs `PROGRAM f.EXT`. */
-  suffixAliases?: Record<string, string>;
-  /** The environment the line runs with: functions exported in it (`BASH_FUNC_*`) are checked. */
-  env?: Record<string, string>;
-  /** What earlier lines left changed in the shell (a session's typed lines). */
-  shellState?: ShellState;
-  /** The shell the line is typed into (`zsh`, `/bin/bash`): its builtins run no file. Bash when not given. */
-  shell?: string;
-}
-
-/** What a name the shell runs itself leads to: no file. */
-const NO_FILE: ProgramFile = { real: null, process: false, directory: false };
+import { LineArithmetic } from "./arithmetic_names.ts";
 
 /** Shells whose builtins are known (resolve.ts); another program's string may go to any shell. */
 const SHELLS = new Set(["bash", "rbash", "zsh", "sh", "dash"]);
-
-/** Quoted text shaped as an array subscript holding a substitution (`a[$(cmd)]`). */
-const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
-
-/**
- * HOME or ZDOTDIR named other than as read (`$HOME`, `${HOME}`): the line may
- * set it (`HOME=x`, `export HOME`, `read HOME`, `${HOME:=x}`), and with it
- * where shells find their startup files; or a startup file named (the line
- * may write it: `echo ... >> ~/.zshenv`).
- */
-const STARTUP_VARIABLE =
-  /(^|[^$\w{])(HOME|ZDOTDIR)\b|\$\{(HOME|ZDOTDIR):?[=]|\.(bashrc|bash_profile|bash_login|profile|zshenv|zshrc|zprofile|zlogin)\b/;
-
-/** Reserved words and zsh's modifiers that run what follows in the shell, builtins included. */
-const RUN_BUILTINS = new Set(["time", "coproc", "noglob", "nocorrect", "-", "builtin", "command"]);
-
-/** A word bash reads as an assignment when its keyword option is on. */
-const ASSIGNMENT = /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=/;
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
@@ -113,17 +40,6 @@ const OPAQUE: Record<string, string> = {
   source: "source runs a file whose contents are not checked",
   ".": ". runs a file whose contents are not checked",
 };
-
-/** What tells a command found twice (under two PATHs) from another. */
-function commandKey(command: Analysed): string {
-  return [command.via.join(">"), command.resolved ?? "", ...command.words.map((w) => w.text)]
-    .join("\0");
-}
-
-/** What tells an unknown found twice from another. */
-function unknownKey(unknown: Analysis["unknowns"][number]): string {
-  return `${unknown.via.join(">")}\0${unknown.reason}`;
-}
 
 /** An analysis that has found nothing yet. */
 function emptyAnalysis(): Analysis {
@@ -164,10 +80,9 @@ class Analyser {
     readonly context: AnalysisContext,
     readonly analysis: Analysis,
   ) {
-    this.#path = context.path;
-    // An earlier line moved HOME: any shell's start-up files are someone else's.
-    this.#startupDirectory = context.shellState?.homeMoved === true;
-    this.#homeMoved = this.#startupDirectory;
+    this.#search = new ProgramSearch({ ...context, found: analysis }, isWrapper);
+    this.#files = new ProgramFiles(context, analysis);
+    this.#startup = new StartupFiles(context.shellState);
     this.#shell = context.shell;
   }
 
@@ -206,8 +121,8 @@ class Analyser {
         this.#expandingGlobal = false;
       }
     }
-    if (!this.#startupDirectory && STARTUP_VARIABLE.test(text)) this.#startupDirectory = true;
-    if (!this.#readsInput && /<(?!\()/.test(text)) this.#readsInput = true;
+    this.#startup.see(text);
+    if (!this.#files.readsInput && /<(?!\()/.test(text)) this.#files.readsInput = true;
     // Extraction finishes with the tree before any nested parse replaces it.
     let contents: ReturnType<typeof extractCommands>;
     try {
@@ -219,15 +134,8 @@ class Analyser {
         this.analysis.values.push(...lineValues(root, this.context.home, this.analysis.variables));
       }
       if (contents.arithmetic || /=|\b(for|printf|print|read|mapfile|readarray)\b/.test(text)) {
-        const names = arithmeticNames(root);
-        this.#evaluated.push(...names.evaluated);
-        this.#assembled.push(...names.assembled.map((name) => ({ name, via })));
-        if (names.joined !== null) {
-          this.unknown(
-            `arithmetic evaluates "${names.joined}", which joins several values: a subscript with a substitution may form where they meet, which cannot be checked`,
-            via,
-          );
-        }
+        const joined = this.#arithmetic.read(root, via);
+        if (joined !== null) this.unknown(joined, via);
       }
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
@@ -251,11 +159,11 @@ class Analyser {
       if (reading !== null) this.unknown(reading, via);
     }
     if (contents.arithmetic) {
-      this.#arithmetic = true;
+      this.#arithmetic.evaluates = true;
       const change = arithmeticLookupChange(text);
       if (change !== null) this.unknown(change, via);
     }
-    this.#quoted.push(...contents.quoted.map((q) => ({ ...q, depth })));
+    this.#arithmetic.quote(contents.quoted, depth);
     this.analysis.functions.push(...contents.functions);
     for (const code of contents.deferred) this.#deferred(code.text, code.via, depth);
     for (const code of contents.code) this.line(code.text, code.via, depth + 1);
@@ -298,10 +206,8 @@ class Analyser {
     return this.#anywhereCache;
   }
 
-  /** Some part of the line evaluates arithmetic. */
-  #arithmetic = false;
-  /** Quoted text with substitutions, run if arithmetic evaluates it. */
-  readonly #quoted: { text: string; via: string[]; depth: number }[] = [];
+  /** What the line's arithmetic may evaluate. */
+  readonly #arithmetic = new LineArithmetic();
 
   /** Functions exported through the environment: any bash the line starts defines them. */
   environment(): void {
@@ -325,112 +231,29 @@ class Analyser {
    * variable name is taken (`unset`, `[[ -v ]]`, `read`, `printf -v`, `declare`).
    */
   finish(): void {
-    if ((this.#arithmetic || this.#evaluated.length > 0) && !this.#builtChecked) {
-      this.#builtChecked = true;
-      this.#builtValues();
-    }
-    const quoted = this.#quoted.splice(0).filter(({ text }) =>
-      this.#arithmetic || SUBSCRIPT.test(text)
-    );
-    for (const { text, via, depth } of quoted) {
+    const built = this.#arithmetic.builtValues(this.analysis);
+    if (built !== null) this.analysis.unknowns.push(built);
+    for (const { text, via, depth } of this.#arithmetic.takeQuoted()) {
       this.line(`: ${text}`, [...via, "arithmetic evaluation"], depth + 1);
     }
     // Text those checks turned up is checked too (the flag stays set).
-    if (this.#quoted.length > 0) this.finish();
-  }
-
-  /** Names arithmetic evaluates in the line, at any depth. */
-  readonly #evaluated: string[] = [];
-  /** Variables the line gives a value built from several values, at any depth. */
-  readonly #assembled: { name: string; via: string[] }[] = [];
-  #builtChecked = false;
-
-  /**
-   * The line evaluates arithmetic: a value it gives a variable that holds a
-   * substitution (`z=a[\$'(touch m)]'`, one word of several quoted pieces) is
-   * checked as run; a variable arithmetic evaluates whose value the line
-   * builds from several values (`z=$x$y; echo $((z))`) is unknown, as a
-   * subscript with a substitution may form only where the pieces meet.
-   */
-  #builtValues(): void {
-    for (const values of this.analysis.variables.values()) {
-      for (const text of values) {
-        if (text !== null && /\$\(|`/.test(text)) this.#quoted.push({ text, via: [], depth: 0 });
-      }
-    }
-    const evaluated = evaluatedNames(
-      this.#evaluated,
-      this.analysis.variables,
-      this.analysis.values,
-    );
-    const built = this.#assembled.find(({ name }) => evaluated.has(name));
-    if (built !== undefined) {
-      this.unknown(
-        `arithmetic evaluates "${built.name}", whose value the line builds from several values: a subscript in it may run a substitution, which cannot be checked`,
-        built.via,
-      );
-    }
+    if (this.#arithmetic.pending) this.finish();
   }
 
   /** Files the line writes to by redirection. */
   readonly #redirected: Word[] = [];
 
   /**
-   * After the whole line: a file it may put into a writable directory on PATH
-   * (names were looked up before it runs), or a program it runs by path that
-   * it also names as a file (`printf ... > ./x; ./x`), is unknown.
+   * After the whole line: a file it may put into a writable directory on PATH,
+   * or a program it runs by path that it also names as a file, is unknown.
    */
   writes(): void {
-    const cwd = this.context.cwd;
-    const programs = new Set(this.analysis.commands.map((c) => c.words[0]));
-    const files = [
-      ...this.#redirected,
-      ...this.analysis.commands.flatMap((c) => c.words.slice(1)).filter((w) => !programs.has(w)),
-    ];
-    const dirs = new Set(writablePathDirs(this.context.path, cwd, this.context.home));
-    for (const path of this.#givenPaths) {
-      for (const dir of writablePathDirs(path, cwd, this.context.home)) dirs.add(dir);
-    }
-    const names = new Set(
-      [...programs].filter((w) => !w.dynamic && !w.text.includes("/")).map((w) => w.text),
-    );
-    const into = files.find((word) => mayWriteInto(word, dirs, names, this.context));
-    if (into !== undefined) {
-      this.unknown(
-        `the line may put "${into.text}" into a directory on PATH, so a name it runs may be a new file`,
-        [],
-      );
-    } else if (this.analysis.commands.length > 1 && dirs.has(resolve(cwd))) {
-      // In a directory on PATH (`.` in PATH, or ~/bin), any command may create a name (`tar x`).
-      const name = [...names].find((n) => !isBuiltin(n));
-      if (name !== undefined) {
-        this.unknown(
-          `the line runs in "${cwd}", a directory on PATH, where its commands may put a file named "${name}" first`,
-          [],
-        );
-      }
-    }
-    // Where the kernel opens each file the line names (`lnk/../x` is beside lnk's target).
-    let opened: Set<string> | undefined;
-    for (const command of this.analysis.commands) {
-      const first = command.words[0].text;
-      if (!first.includes("/")) continue;
-      const path = resolve(cwd, first);
-      opened ??= new Set(
-        files.filter((word) => !word.dynamic).flatMap((word) => {
-          const eq = word.text.indexOf("=");
-          const texts = eq >= 0 ? [word.text, word.text.slice(eq + 1)] : [word.text];
-          return texts.filter((text) => text !== "").map((text) => realPath(absolute(cwd, text)));
-        }),
-      );
-      const real = command.resolved ?? realPath(absolute(cwd, first));
-      if (files.some((word) => namesFile(word, path, cwd)) || opened.has(real)) {
-        this.unknown(
-          `the line names "${first}" as a file as well as running it, so it may be rewritten first`,
-          command.via,
-        );
-      }
-    }
+    const line = {
+      commands: this.analysis.commands,
+      redirected: this.#redirected,
+      givenPaths: this.#search.givenPaths,
+    };
+    this.analysis.unknowns.push(...writeUnknowns(line, this.context));
   }
 
   /**
@@ -439,7 +262,7 @@ class Analyser {
    * calls it (`ls() { cd "$1"; }`, then `ls d; ./x`), unseen there.
    */
   definedFunctions(): void {
-    if (this.#changedDirectory && this.analysis.functions.length > 0) {
+    if (this.#files.changedDirectory && this.analysis.functions.length > 0) {
       // `ls() { cd "$1"; }`: a later line's `ls d` would change directory unseen.
       this.unknown(
         `the line defines ${
@@ -454,8 +277,7 @@ class Analyser {
   readonly #commandNames = new Set<string>();
 
   command(words: Word[], via: string[], open: boolean, stdin: Word | undefined, depth: number) {
-    const path = this.#lookup ?? this.#path;
-    this.#lookup = undefined;
+    const path = this.#search.next();
     if (words.length === 0) return;
     let first = words[0];
     if (first.dynamic) {
@@ -467,9 +289,7 @@ class Analyser {
       first = { text: first.text.slice(1), dynamic: false };
       words = [first, ...words.slice(1)];
     }
-    if (!this.#startupDirectory && words.some((w) => STARTUP_VARIABLE.test(w.text))) {
-      this.#startupDirectory = true;
-    }
+    for (const word of words) this.#startup.see(word.text);
     const lookup = {
       cwd: this.context.cwd,
       path,
@@ -484,7 +304,7 @@ class Analyser {
     if (program.real !== null) entry.resolved = program.real;
     this.analysis.commands.push(entry);
     if (
-      this.#given && program.real === null && !first.text.includes("/") &&
+      this.#search.given && program.real === null && !first.text.includes("/") &&
       !isBuiltin(first.text, this.#shell)
     ) {
       // `env PATH=DIR ls`: the line may put ls into DIR first.
@@ -493,12 +313,12 @@ class Analyser {
         via,
       );
     }
-    this.#whereItRuns(first.text, program.real, words, via, lookup);
+    this.#files.whereItRuns({ word: first.text, real: program.real, words, via }, lookup);
     if (
       !isBuiltin(first.text, this.#shell) && !onlyReads(program.names, words) &&
       !program.names.some(isWrapper) // A wrapper's program is checked as a command of its own.
     ) {
-      this.#openedArguments(words, via, lookup);
+      this.#files.openedArguments(words, via, lookup);
     }
     const git = gitByName(program.names[0], words);
     if (git !== null) this.command(git, [...via, first.text], open, stdin, depth + 1);
@@ -554,145 +374,69 @@ class Analyser {
         // A program (nice, env, sudo, xargs) or `exec` runs a file: no builtin of the shell's
         // (`nice cd m` runs a file named cd from PATH).
         const files = first.text === "exec" ||
-          !(isBuiltin(first.text, this.#shell) || RUN_BUILTINS.has(first.text));
-        this.#withPath(inner, true, () => {
-          const shell = this.#shell;
-          if (files) this.#shell = EXEC;
-          this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
-          this.#shell = shell;
-          if (inner.argv0 !== undefined) {
-            this.#calledAs(inner.argv0, inner.words, [...via, inner.via], innerOpen, depth + 1);
-          }
+          !(isBuiltin(first.text, this.#shell) || runsBuiltins(first.text));
+        this.#search.eachPath(inner, {
+          program: true,
+          analyse: () => {
+            const shell = this.#shell;
+            if (files) this.#shell = EXEC;
+            this.command(inner.words, [...via, inner.via], innerOpen, undefined, depth + 1);
+            this.#shell = shell;
+            if (inner.argv0 !== undefined) {
+              this.#calledAs(inner.argv0, inner.words, [...via, inner.via], innerOpen, depth + 1);
+            }
+          },
         });
       } else if (inner.kind === "script") {
         if (inner.text.dynamic) {
           this.unknown(`the string given to ${inner.via} is only known when the line runs`, via);
         } else {
-          this.#withPath(inner, false, () => {
-            this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false), name);
+          this.#search.eachPath(inner, {
+            program: false,
+            analyse: () => {
+              this.line(inner.text.text, [...via, inner.via], depth + 1, reads(false), name);
+            },
           });
         }
       } else if (inner.kind === "file") {
-        const place = this.#changedDirectory && !inner.path.text.startsWith("/")
-          ? "file" // Where a relative path leads is not known (#scriptFile says so).
-          : scriptPlace(inner.path.text, this.context.cwd);
-        if (place === "stdin") {
+        const reading = scriptReading(inner.path.text, inner.via, {
+          cwd: this.context.cwd,
+          changedDirectory: this.#files.changedDirectory,
+        });
+        if (reading === "stdin") {
           this.#standardInput(inner.via, stdin, via, depth, reads(true), name);
-        } else if (place === "file") this.#scriptFile(inner.path.text, inner.via, via);
-        else {
-          this.unknown(
-            `${inner.via} runs "${inner.path.text}", a device or process file whose contents are not known`,
-            via,
-          );
-        }
+        } else if (reading !== null) this.unknown(reading.unknown, via);
       } else if (inner.kind === "stdin") {
         this.#standardInput(inner.via, stdin, via, depth, reads(true), name);
       } else if (inner.kind === "chdir") {
-        this.#changedDirectory = true;
+        this.#files.changedDirectory = true;
       } else if (inner.kind === "startup") {
-        if (this.#startupDirectory) {
-          const why = this.#homeMoved
-            ? this.context.shellState?.homeMovedBy ??
-              "an earlier line set HOME to another directory"
-            : `the line sets ${inner.variables.join(" or ")} or names a startup file`;
-          this.unknown(
-            `${why}, and ${inner.via} runs its startup files, which are not checked`,
-            via,
-          );
-        }
+        const startup = this.#startup.unknown(inner);
+        if (startup !== null) this.unknown(startup, via);
       } else {
         this.unknown(inner.reason, via);
       }
     }
   }
 
-  /** The PATH the commands found here run with (a wrapper may have set another than the line's). */
-  #path: string;
-  /** The PATH the next command's program is found in, when only its wrapper's search differs. */
-  #lookup: string | undefined;
-
-  /**
-   * Runs `analyse` once for each PATH a wrapper may give what it runs
-   * (`env -i`: none, so execvp searches the standard path and a shell sets
-   * its own; `sudo`: the line's or secure_path). An alternative that finds
-   * the same file as the first is skipped unless that file runs more code;
-   * what an alternative finds again is not listed twice.
-   */
-  #withPath(
-    inner: { path?: WrapperPath[]; lookup?: string; words?: Word[] },
-    program: boolean,
-    analyse: () => void,
-  ): void {
-    const saved = this.#path;
-    const given = this.#given;
-    const paths = inner.path === undefined ? [undefined] : [...new Set(inner.path)];
-    const { commands, unknowns } = this.analysis;
-    const start = { commands: commands.length, unknowns: unknowns.length };
-    let first: string | null | undefined;
-    for (const [i, path] of paths.entries()) {
-      const lookup = inner.lookup ?? (program && path === null ? STANDARD_PATH : undefined);
-      this.#path = path === undefined ? saved : path ?? SHELL_DEFAULT_PATH;
-      const word = inner.words?.[0];
-      if (word !== undefined && !word.dynamic) {
-        const real = realFile(word.text, { cwd: this.context.cwd, path: lookup ?? this.#path });
-        if (i === 0) first = real;
-        else if (real === first && (real === null || !isWrapper(basename(real)))) continue;
-      }
-      if (typeof path === "string" && !isSystemPath(path)) {
-        this.#given = true;
-        this.#givenPaths.add(path);
-      }
-      const known = i === 0 ? null : {
-        commands: new Set(commands.slice(start.commands).map(commandKey)),
-        unknowns: new Set(unknowns.slice(start.unknowns).map(unknownKey)),
-      };
-      const end = { commands: commands.length, unknowns: unknowns.length };
-      this.#lookup = program ? lookup : undefined;
-      analyse();
-      this.#given = given;
-      if (known === null) continue;
-      commands.push(
-        ...commands.splice(end.commands).filter((c) => !known.commands.has(commandKey(c))),
-      );
-      unknowns.push(
-        ...unknowns.splice(end.unknowns).filter((u) => !known.unknowns.has(unknownKey(u))),
-      );
-    }
-    this.#lookup = undefined;
-    this.#path = saved;
-  }
+  /** The PATH each command is found in, as wrappers change it. */
+  readonly #search: ProgramSearch;
+  /** What makes the files the line's programs run unknowable. */
+  readonly #files: ProgramFiles;
 
   /** ARGV0's values are being judged as the names programs are called by. */
   #argv0 = false;
-
-  /** The commands found here are looked up in a PATH the line gives (`env PATH=DIR`). */
-  #given = false;
-  /** The PATHs the line gives its wrappers' programs: files the line writes there count too. */
-  readonly #givenPaths = new Set<string>();
 
   /**
    * A program called by another name (`exec -a NAME PROG ...`): a multi-call
    * program (git, busybox) does what NAME says, so `NAME ...` is judged too.
    */
   #calledAs(name: Word, words: Word[], via: string[], open: boolean, depth: number): void {
-    const context = { cwd: this.context.cwd, path: this.#path };
-    if (words[0].dynamic || !isMultiCall(programNames(words[0].text, context).names)) return;
-    if (name.dynamic) {
-      this.unknown(
-        `${via.at(-1)} calls ${
-          words[0].text
-        } by a name known only when the line runs, which chooses what it does`,
-        via,
-      );
-      return;
-    }
-    this.command(
-      [name, ...words.slice(1)],
-      [...via, `called ${name.text}`],
-      open,
-      undefined,
-      depth,
-    );
+    const lookup = { cwd: this.context.cwd, path: this.#search.path };
+    const made = calledAs({ name, words, via }, lookup);
+    if (made === null) return;
+    if ("unknown" in made) this.unknown(made.unknown, via);
+    else this.command(made.words, made.via, open, undefined, depth);
   }
 
   /** A shell reading its commands from standard input: a here-document's or here-string's literal text is checked. */
@@ -714,10 +458,8 @@ class Analyser {
     }
   }
 
-  /** The line sets HOME or ZDOTDIR or names a startup file somewhere (at any depth): a shell's startup files are not known. */
-  #startupDirectory: boolean;
-  /** The shell's HOME is not the session's (an earlier line set it). */
-  readonly #homeMoved: boolean;
+  /** Whether the startup files of the shells the line starts are the user's. */
+  readonly #startup: StartupFiles;
 
   /** Code kept for later (trap, PROMPT_COMMAND, alias, complete -C): checked as a line of its own. */
   #deferred(code: Word, via: string[], depth: number): void {
@@ -728,150 +470,8 @@ class Analyser {
     }
   }
 
-  /** A shell's script file: one the line may create first (it does not exist yet) is unknown. */
-  #scriptFile(path: string, shell: string, via: string[]): void {
-    if (this.#changedDirectory && !path.startsWith("/")) {
-      this.unknown(
-        `the line changes directory before ${shell} runs "${path}", a relative path`,
-        via,
-      );
-    } else if (!existsSync(resolve(this.context.cwd, path))) {
-      this.unknown(
-        `${shell} runs the script "${path}", which does not exist yet, so what it runs cannot be known`,
-        via,
-      );
-    }
-  }
-
-  /**
-   * Directory changes seen so far in the line: `cd`, `pushd`, `popd`, `chdir`,
-   * a directory named as a command (autocd).
-   */
-  #changedDirectory = false;
-  /** How a command that is no `cd` changed it, for the reason ("" for cd and the like). */
-  #changedBy = "";
   /** The shell the current text runs in (`zsh`; "": not known which; undefined: bash). */
   #shell: string | undefined;
-
-  /**
-   * What makes a program word's file unknowable before the line runs: a path
-   * that does not exist yet (the line may create it, `ln -s /bin/rm x && ./x`),
-   * a relative path or a name found through a relative PATH entry after the
-   * line changed directory, a process's file (`/proc/self/exe`, `/dev/stdin`:
-   * the shell's own, not known here), `hash -p` re-pointing a name.
-   */
-  #whereItRuns(
-    word: string,
-    real: string | null,
-    words: Word[],
-    via: string[],
-    lookup: { cwd: string; path: string },
-  ): void {
-    const runsFile = !isBuiltin(word, this.#shell) && !this.analysis.functions.includes(word) &&
-      this.context.aliases?.[word] === undefined &&
-      this.context.env?.[`BASH_FUNC_${word}%%`] === undefined;
-    const file = runsFile ? programFile(word, lookup) : NO_FILE;
-    if (runsFile && file.process) {
-      // `exec 3</usr/bin/touch; /proc/self/fd/3`: the file is whatever was opened.
-      this.unknown(
-        `the program "${word}" leads to a file of the process that runs it (an open descriptor, its executable or directory), known only when it runs`,
-        via,
-      );
-    } else if (word.includes("/")) {
-      if (this.#changedDirectory && !word.startsWith("/")) {
-        this.unknown(
-          `the line changes directory before it runs "${word}", a relative path${this.#changedBy}`,
-          via,
-        );
-      } else if (real === null) {
-        this.unknown(
-          `the program "${word}" does not exist yet, so what it will be cannot be known`,
-          via,
-        );
-      }
-    } else if (runsFile && (this.context.env?.EXECIGNORE ?? "") !== "") {
-      this.unknown(
-        `EXECIGNORE is set, so bash skips the files on PATH it matches: which file "${word}" is cannot be known`,
-        via,
-      );
-    } else if (this.#changedDirectory && runsFile) {
-      const entry = relativeEntryBefore(word, lookup);
-      if (entry !== null) {
-        this.unknown(
-          `the line changes directory before it looks up "${word}" in PATH, whose entry "${entry}" is relative${this.#changedBy}`,
-          via,
-        );
-      }
-    }
-    if (word === "cd" || word === "pushd" || word === "popd" || word === "chdir") {
-      this.#changedDirectory = true;
-    } else if (runsFile && !this.#changedDirectory && this.#autocd(word, file)) {
-      this.#changedDirectory = true;
-      this.#changedBy = file.directory
-        ? ` (autocd changes into "${word}", a directory)`
-        : ` ("${word}" is no program: a shell function, or a directory under autocd, may change it)`;
-    }
-    if (word === "hash" && words.some((w) => /^-[a-z]*p/.test(w.text))) {
-      this.unknown('"hash -p" changes which file a name runs', via);
-    }
-    if (word === "enable" && words.some((w) => /^-[a-z]*f/.test(w.text))) {
-      this.unknown('"enable -f" loads a builtin from a file', via);
-    }
-    if (
-      (word === "enable" && words.some((w) => w.dynamic || /^-[a-z]*n/.test(w.text))) ||
-      (word === "disable" && words.length > 1)
-    ) {
-      // `enable -n cd; cd m` runs a file named cd from PATH (zsh: `disable cd`).
-      this.unknown(`"${word}" turns shell builtins off, so their names may run files`, via);
-    }
-    const change = lookupChange(words);
-    if (change !== null) this.unknown(change, via);
-    if (this.context.shellState?.keyword && words.slice(1).some((w) => ASSIGNMENT.test(w.text))) {
-      this.unknown(
-        `the shell's keyword option is on (set -k), so "${
-          words.slice(1).find((w) => ASSIGNMENT.test(w.text))?.text
-        }" is an assignment that may change which file a name runs`,
-        via,
-      );
-    }
-  }
-
-  /** The line redirects some input (`< FILE`, `exec 3< FILE`, a here-document): a descriptor may be a file. */
-  #readsInput = false;
-
-  /**
-   * A program given a process's file among its arguments may run it
-   * (`perf stat /dev/stdin m < /usr/bin/touch` runs touch): a descriptor
-   * other than the standard streams, the process's executable, directory or
-   * root, by any spelling or link, and its standard input when the line
-   * redirects input, are unknown.
-   */
-  #openedArguments(words: Word[], via: string[], lookup: { cwd: string; path: string }): void {
-    for (const word of words.slice(1)) {
-      if (word.dynamic || !word.text.includes("/")) continue;
-      const opens = programFile(word.text, lookup).opens;
-      if (opens === "other" || (opens === "stdin" && this.#readsInput)) {
-        this.unknown(
-          `"${word.text}" among ${
-            words[0].text
-          }'s arguments is a file of the process that opens it (a descriptor, its executable or directory), which a program given it may run`,
-          via,
-        );
-        return;
-      }
-    }
-  }
-
-  /**
-   * Whether a command may change directory though it is no `cd`: a path
-   * naming a directory (bash's autocd, zsh's auto_cd change into it), or a
-   * name no program answers to: a directory found through CDPATH or a
-   * cdable variable under autocd, or a function an earlier line or a
-   * start-up file defined (`f() { cd "$1"; }`, then `f d; ./x`).
-   */
-  #autocd(word: string, file: ProgramFile): boolean {
-    return word.includes("/") ? file.directory : file.real === null;
-  }
 
   unknown(reason: string, via: string[]): void {
     this.analysis.unknowns.push({ reason, via });

@@ -4,9 +4,12 @@
  * `let z`, `declare -i z`) as an expression, running the substitutions in an
  * array subscript of its value; a value the line puts together from pieces
  * (`x='a[$'; y='(touch m)]'; z=$x$y`) may hold one that no piece holds.
+ * `LineArithmetic` gathers both over a whole line and says, when it ends,
+ * which quoted texts to check as run.
  * @module
  */
 
+import type { Analysis } from "./analysis_types.ts";
 import type { SyntaxNode } from "./parser.ts";
 
 /** What a parsed line says about arithmetic and the values it builds. */
@@ -203,4 +206,87 @@ export function evaluatedNames(
     for (const value of given ?? []) if (value !== null) pending.push(...identifiers(value));
   }
   return found;
+}
+
+/** Quoted text shaped as an array subscript holding a substitution (`a[$(cmd)]`). */
+const SUBSCRIPT = /\[[^\]]*(\$\(|`)/;
+
+/** A quoted text with substitutions, where the line holds it. */
+export interface QuotedText {
+  text: string;
+  via: string[];
+  depth: number;
+}
+
+/**
+ * What a line's arithmetic may evaluate, gathered from each text of the line
+ * (at any depth) as it is read, and judged when the whole line is read.
+ */
+export class LineArithmetic {
+  /** Some part of the line evaluates arithmetic. */
+  evaluates = false;
+  /** Quoted text with substitutions, run if arithmetic evaluates it. */
+  readonly #quoted: QuotedText[] = [];
+  /** Names arithmetic evaluates in the line, at any depth. */
+  readonly #evaluated: string[] = [];
+  /** Variables the line gives a value built from several values, at any depth. */
+  readonly #assembled: { name: string; via: string[] }[] = [];
+  #builtChecked = false;
+
+  /**
+   * Reads the names a parsed text evaluates and the variables it builds;
+   * returns why it cannot be checked when arithmetic joins values itself.
+   */
+  read(root: SyntaxNode, via: string[]): string | null {
+    const names = arithmeticNames(root);
+    this.#evaluated.push(...names.evaluated);
+    this.#assembled.push(...names.assembled.map((name) => ({ name, via })));
+    if (names.joined === null) return null;
+    return `arithmetic evaluates "${names.joined}", which joins several values: a subscript with a substitution may form where they meet, which cannot be checked`;
+  }
+
+  /** Keeps quoted texts with substitutions, checked when the line ends. */
+  quote(quoted: { text: string; via: string[] }[], depth: number): void {
+    this.#quoted.push(...quoted.map((q) => ({ ...q, depth })));
+  }
+
+  /** Quoted texts are waiting to be checked (checking others turned them up). */
+  get pending(): boolean {
+    return this.#quoted.length > 0;
+  }
+
+  /**
+   * Once the line evaluates arithmetic (checked once): a value it gives a
+   * variable that holds a substitution (`z=a[\$'(touch m)]'`, one word of
+   * several quoted pieces) is kept to be checked as run; returns a variable
+   * arithmetic evaluates whose value the line builds from several values
+   * (`z=$x$y; echo $((z))`), unknown as a subscript with a substitution may
+   * form only where the pieces meet.
+   */
+  builtValues(line: Pick<Analysis, "variables" | "values">): Analysis["unknowns"][number] | null {
+    if (!(this.evaluates || this.#evaluated.length > 0) || this.#builtChecked) return null;
+    this.#builtChecked = true;
+    for (const values of line.variables.values()) {
+      for (const text of values) {
+        if (text !== null && /\$\(|`/.test(text)) this.#quoted.push({ text, via: [], depth: 0 });
+      }
+    }
+    const evaluated = evaluatedNames(this.#evaluated, line.variables, line.values);
+    const built = this.#assembled.find(({ name }) => evaluated.has(name));
+    if (built === undefined) return null;
+    return {
+      reason:
+        `arithmetic evaluates "${built.name}", whose value the line builds from several values: a subscript in it may run a substitution, which cannot be checked`,
+      via: built.via,
+    };
+  }
+
+  /**
+   * The quoted texts to check as run now: when the line evaluates arithmetic
+   * anywhere, every one; else those shaped as a subscript holding a
+   * substitution (bash evaluates a subscript wherever a variable name is taken).
+   */
+  takeQuoted(): QuotedText[] {
+    return this.#quoted.splice(0).filter(({ text }) => this.evaluates || SUBSCRIPT.test(text));
+  }
 }

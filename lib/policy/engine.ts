@@ -7,7 +7,8 @@
 
 import { DEFAULT_POLICY_RULES } from "./defaults.ts";
 import { PolicyError } from "./errors.ts";
-import { analyseArgv, type Analysed, analyseLine, type Analysis } from "./analyse.ts";
+import { analyseArgv, analyseLine } from "./analyse.ts";
+import type { Analysed, Analysis } from "./analysis_types.ts";
 import { loadShellParser } from "./parser.ts";
 import { checkPath } from "./paths.ts";
 import { onlyReads } from "./read_only.ts";

@@ -10,7 +10,7 @@
 
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
-import type { Analysed, Analysis } from "./analyse.ts";
+import type { Analysed, Analysis } from "./analysis_types.ts";
 import { globBasename, globsOverlap, substitutions, wordAsGlob } from "./glob_names.ts";
 import { pathOf } from "./path_writes.ts";
 import { isBuiltin, programNames, realFile } from "./resolve.ts";

@@ -10,8 +10,11 @@
 
 import { accessSync, constants, realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import type { Analysed, Analysis } from "./analysis_types.ts";
 import { globsOverlap, wordAsGlob } from "./glob_names.ts";
 import type { SyntaxNode } from "./parser.ts";
+import { absolute, realPath } from "./paths.ts";
+import { isBuiltin } from "./resolve.ts";
 import { type Word, wordOf } from "./words.ts";
 
 /** The words a parsed line writes to by redirection (`> f`, `>> f`, `&> f`, `>| f`, `<> f`). */
@@ -58,6 +61,82 @@ export function writablePathDirs(path: string, cwd: string, home = ""): Set<stri
   if (cache.size > 100) cache.clear();
   cache.set(key, { at: now, dirs });
   return dirs;
+}
+
+/** What a whole line writes and runs, for `writeUnknowns`. */
+export interface LineWrites {
+  /** Every command the line runs. */
+  commands: Analysed[];
+  /** The files it writes to by redirection. */
+  redirected: Word[];
+  /** The PATHs the line gives its wrappers' programs (`env PATH=DIR`). */
+  givenPaths: Iterable<string>;
+}
+
+/**
+ * After the whole line: a file it may put into a writable directory on PATH
+ * (names were looked up before it runs), or a program it runs by path that
+ * it also names as a file (`printf ... > ./x; ./x`), is unknown.
+ */
+export function writeUnknowns(
+  line: LineWrites,
+  context: { cwd: string; path: string; home: string },
+): Analysis["unknowns"] {
+  const unknowns: Analysis["unknowns"] = [];
+  const { cwd, home } = context;
+  const programs = new Set(line.commands.map((c) => c.words[0]));
+  const files = [
+    ...line.redirected,
+    ...line.commands.flatMap((c) => c.words.slice(1)).filter((w) => !programs.has(w)),
+  ];
+  const dirs = new Set(writablePathDirs(context.path, cwd, home));
+  for (const path of line.givenPaths) {
+    for (const dir of writablePathDirs(path, cwd, home)) dirs.add(dir);
+  }
+  const names = new Set(
+    [...programs].filter((w) => !w.dynamic && !w.text.includes("/")).map((w) => w.text),
+  );
+  const into = files.find((word) => mayWriteInto(word, dirs, names, context));
+  if (into !== undefined) {
+    unknowns.push({
+      reason:
+        `the line may put "${into.text}" into a directory on PATH, so a name it runs may be a new file`,
+      via: [],
+    });
+  } else if (line.commands.length > 1 && dirs.has(resolve(cwd))) {
+    // In a directory on PATH (`.` in PATH, or ~/bin), any command may create a name (`tar x`).
+    const name = [...names].find((n) => !isBuiltin(n));
+    if (name !== undefined) {
+      unknowns.push({
+        reason:
+          `the line runs in "${cwd}", a directory on PATH, where its commands may put a file named "${name}" first`,
+        via: [],
+      });
+    }
+  }
+  // Where the kernel opens each file the line names (`lnk/../x` is beside lnk's target).
+  let opened: Set<string> | undefined;
+  for (const command of line.commands) {
+    const first = command.words[0].text;
+    if (!first.includes("/")) continue;
+    const path = resolve(cwd, first);
+    opened ??= new Set(
+      files.filter((word) => !word.dynamic).flatMap((word) => {
+        const eq = word.text.indexOf("=");
+        const texts = eq >= 0 ? [word.text, word.text.slice(eq + 1)] : [word.text];
+        return texts.filter((text) => text !== "").map((text) => realPath(absolute(cwd, text)));
+      }),
+    );
+    const real = command.resolved ?? realPath(absolute(cwd, first));
+    if (files.some((word) => namesFile(word, path, cwd)) || opened.has(real)) {
+      unknowns.push({
+        reason:
+          `the line names "${first}" as a file as well as running it, so it may be rewritten first`,
+        via: command.via,
+      });
+    }
+  }
+  return unknowns;
 }
 
 /**

@@ -2,11 +2,11 @@
  * What a shell's script path names (`bash FILE`): a file, standard input by
  * another spelling (`/dev/./stdin`, `//dev/stdin`, `/proc/self/root/dev/stdin`),
  * or some other device or process file (also through a link), whose contents
- * are not known.
+ * are not known; and what a shell given one runs (`scriptReading`).
  * @module
  */
 
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { absolute } from "./paths.ts";
 import { followPath } from "./resolve.ts";
@@ -36,6 +36,40 @@ export function scriptPlace(path: string, cwd: string): "stdin" | "special" | "f
   // A link into a process's files (`ln -s /proc/self/fd/0 x; ... | bash ./x`) is the shell's own.
   if (followPath(absolute(cwd, path)).process) return "special";
   return "file";
+}
+
+/**
+ * What a shell's script file (`bash FILE`) says of what it runs: it reads
+ * standard input; why its commands cannot be known (a relative path after
+ * the line changed directory, a device or process file, a file that does not
+ * exist yet, which the line may create); or null, a file whose contents are
+ * not read.
+ * @param shell how the shell is shown (`bash`)
+ */
+export function scriptReading(
+  path: string,
+  shell: string,
+  where: { cwd: string; changedDirectory: boolean },
+): "stdin" | { unknown: string } | null {
+  if (where.changedDirectory && !path.startsWith("/")) {
+    return {
+      unknown: `the line changes directory before ${shell} runs "${path}", a relative path`,
+    };
+  }
+  const place = scriptPlace(path, where.cwd);
+  if (place === "stdin") return "stdin";
+  if (place === "special") {
+    return {
+      unknown: `${shell} runs "${path}", a device or process file whose contents are not known`,
+    };
+  }
+  if (!existsSync(resolve(where.cwd, path))) {
+    return {
+      unknown:
+        `${shell} runs the script "${path}", which does not exist yet, so what it runs cannot be known`,
+    };
+  }
+  return null;
 }
 
 /** A path with `/proc/PID/root` prefixes removed (each is a link to `/`). */

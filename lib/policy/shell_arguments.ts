@@ -12,7 +12,7 @@
 import { basename } from "node:path";
 import { programNames } from "./resolve.ts";
 import type { Word } from "./words.ts";
-import { SHELLS } from "./wrappers.ts";
+import { SHELLS } from "./shells.ts";
 
 /** Shells whose language is not parsed here: only their `-c` counts (what they run is unknown). */
 const OTHER_SHELLS = new Set(["fish", "csh", "tcsh"]);

@@ -1,6 +1,7 @@
 /**
  * Reading a wrapper's own options (`sudo -u root`, `timeout -s KILL 5`) to
- * find where the program it runs begins.
+ * find where the program it runs begins, and what an option's value gives
+ * (a word, a command string, a program).
  * @module
  */
 
@@ -97,6 +98,35 @@ function valueOption(written: string, spec: OptionSpec): string | undefined {
 export function argv(words: Word[], index: number, via: string, open = false): Inner[] {
   if (index >= words.length) return [];
   return [{ kind: "argv", words: words.slice(index), via, open }];
+}
+
+/**
+ * An option's value as a word: dynamic when the word that gave it was
+ * (`-a "$N"`, `--argv0=$N`).
+ * @param after what stands before the value in a word that holds more (`=`:
+ *   `--command=VALUE`; "": any word that ends in the value)
+ */
+export function optionWord(words: Word[], value: string, after = ""): Word {
+  const given = words.find((w) => w.text === value || w.text.endsWith(`${after}${value}`));
+  return { text: value, dynamic: given?.dynamic ?? false };
+}
+
+/** A command string an option gave (`-c STRING`), dynamic when its word was. */
+export function optionScript(words: Word[], text: string, via: string): Inner & { kind: "script" } {
+  return { kind: "script", text: optionWord(words, text, "="), via };
+}
+
+/**
+ * A program an option names (`--dbus-daemon=PROG`, `fakeroot --faked PROG`):
+ * it runs with arguments the wrapper adds, so more may follow when it runs.
+ */
+export function optionProgram(words: Word[], value: string, via: string): Inner[] {
+  return [{ kind: "argv", words: [optionWord(words, value, "=")], via, open: true }];
+}
+
+/** A wrapper whose program follows its options (`nice -n 5 CMD`), read as `spec` says. */
+export function afterOptions(spec: OptionSpec): (words: Word[], name: string) => Inner[] {
+  return (words, name) => argv(words, skipOptions(words, 1, spec).index, name);
 }
 
 /**

@@ -12,7 +12,7 @@
 
 import type { Word } from "./words.ts";
 import type { Inner } from "./wrappers.ts";
-import { argv, skipOptions } from "./wrapper_options.ts";
+import { afterOptions, argv, optionProgram, optionWord, skipOptions } from "./wrapper_options.ts";
 import { changesRoot, hasLongFlag, movesDirectory } from "./wrapper_places.ts";
 import { RESET_PATHS } from "./wrapper_paths.ts";
 
@@ -106,12 +106,7 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
       : [];
     return [...piped, ...argv(words, index, name)];
   },
-  ltrace: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, { values: "aADeFlnopsuwx", longValues: ["output", "library"] }).index,
-      name,
-    ),
+  ltrace: afterOptions({ values: "aADeFlnopsuwx", longValues: ["output", "library"] }),
   setpriv(words, name) {
     const { index, seen } = skipOptions(words, 1, {
       values: "",
@@ -212,55 +207,30 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
       ...argv(words, index, name),
     ];
   },
-  torsocks: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, { values: "uPapd", longValues: ["user", "pass", "address", "port"] })
-        .index,
-      name,
-    ),
-  proxychains: (words, name) => argv(words, skipOptions(words, 1, { values: "f" }).index, name),
-  proxychains4: (words, name) => argv(words, skipOptions(words, 1, { values: "f" }).index, name),
+  torsocks: afterOptions({ values: "uPapd", longValues: ["user", "pass", "address", "port"] }),
+  proxychains: afterOptions({ values: "f" }),
+  proxychains4: afterOptions({ values: "f" }),
   catchsegv: (words, name) => argv(words, 1, name),
-  numactl: (words, name) =>
-    argv(
-      words,
-      skipOptions(words, 1, {
-        values: "iNmpCP",
-        longValues: ["interleave", "cpunodebind", "membind", "preferred", "physcpubind"],
-      }).index,
-      name,
-    ),
+  numactl: afterOptions({
+    values: "iNmpCP",
+    longValues: ["interleave", "cpunodebind", "membind", "preferred", "physcpubind"],
+  }),
 };
-
-/**
- * A program an option names (`--dbus-daemon=PROG`, `fakeroot --faked PROG`):
- * it runs with arguments the wrapper adds, so more may follow when it runs.
- */
-export function optionProgram(words: Word[], value: string, via: string): Inner[] {
-  const word = words.find((w) => w.text === value || w.text.endsWith(`=${value}`));
-  return [{
-    kind: "argv",
-    words: [{ text: value, dynamic: word?.dynamic ?? false }],
-    via,
-    open: true,
-  }];
-}
 
 /**
  * strace's output file: `|CMD` or `!CMD` is a command run by /bin/sh -c;
  * one known only at run time may be.
  */
 function valueAsCommand(words: Word[], value: string, via: string): Inner[] {
-  const word = words.find((w) => w.text === value || w.text.endsWith(value));
-  if (word?.dynamic === true && /^[$`"'|!]/.test(value)) {
+  const word = optionWord(words, value);
+  if (word.dynamic && /^[$`"'|!]/.test(value)) {
     return [{
       kind: "unknown",
       reason: `${via} is given a value known only when the line runs, which may be a command`,
     }];
   }
   if (!/^[|!]/.test(value)) return [];
-  return [{ kind: "script", text: { text: value.slice(1), dynamic: word?.dynamic ?? false }, via }];
+  return [{ kind: "script", text: { text: value.slice(1), dynamic: word.dynamic }, via }];
 }
 
 /** A command line made of words a builtin joins with spaces and evaluates (`sched`, `zpty`). */
@@ -302,13 +272,18 @@ const ZSH_RUNNERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     kind: "unknown",
     reason: `${name} evaluates the actions in its patterns, which are not checked`,
   }],
-  // Precommand modifiers: `- CMD` (a login-style argv[0]), `noglob CMD`, `nocorrect CMD`.
-  "-": (words, name) => argv(words, 1, name),
-  noglob: (words, name) => argv(words, 1, name),
   // `repeat N CMD`: CMD runs N times.
   repeat: (words, name) => argv(words, 2, name),
-  nocorrect: (words, name) => argv(words, 1, name),
 };
+
+/**
+ * zsh's precommand modifiers that run the command after them in the shell,
+ * its builtins included: `- CMD` (a login-style argv[0]), `noglob CMD`,
+ * `nocorrect CMD`. (`builtin`, `command` and `exec` are wrappers.ts's.)
+ */
+export const ZSH_MODIFIERS: readonly string[] = ["-", "noglob", "nocorrect"];
+
+for (const modifier of ZSH_MODIFIERS) ZSH_RUNNERS[modifier] = (words, name) => argv(words, 1, name);
 
 /**
  * zsh/files' builtins: `zf_rm` is `rm` under another name (the module adds `rm`,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { SHELLS } from "../policy/wrappers.ts";
+import { SHELLS } from "../policy/shells.ts";
 
 /** Shells beyond the POSIX family the policy parses through (their lines are checked all the same). */
 const OTHER_SHELLS = new Set(["fish", "tcsh", "csh", "rbash", "ksh93", "pdksh", "busybox", "nu"]);
