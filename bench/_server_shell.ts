@@ -95,7 +95,19 @@ t1=$EPOCHREALTIME; echo "termbridge-run-server $t0 $t1 $([ $rc = 0 ] && echo 0 |
 t0=$EPOCHREALTIME; rc=0
 $TB run --server "$script" >/dev/null || rc=$?
 t1=$EPOCHREALTIME; echo "termbridge-run-server-again $t0 $t1 $([ $rc = 0 ] && echo 0 || echo 1)"
-rm -f "$script"; $TB close steps-run
+$TB close steps-run
+# The same on a server without a command policy (--policy off, so no typed-line check: tmux has
+# none), first run and again.
+$TB -L bare server --policy off --no-audit >/dev/null 2>&1 &
+until $TB -L bare ls >/dev/null 2>&1; do sleep 0.05; done
+$TB -L bare new steps-run >/dev/null && $TB -L bare exec steps-run true >/dev/null
+for name in bare bare-again; do
+  t0=$EPOCHREALTIME; rc=0
+  $TB -L bare run --server "$script" >/dev/null || rc=$?
+  t1=$EPOCHREALTIME; echo "termbridge-run-server-$name $t0 $t1 $([ $rc = 0 ] && echo 0 || echo 1)"
+done
+$TB -L bare kill-server >/dev/null
+rm -f "$script"
 t0=$EPOCHREALTIME; bad=0
 for ((i = 0; i < ${steps}; i++)); do
   c=$((i % 3))

@@ -216,6 +216,8 @@ try {
     const ours = steps.get("termbridge")!;
     const oneConnection = steps.get("termbridge-run-server")!;
     const again = steps.get("termbridge-run-server-again")!;
+    const bare = steps.get("termbridge-run-server-bare")!;
+    const bareAgain = steps.get("termbridge-run-server-bare-again")!;
     const waitFor = steps.get("tmux-wait-for")!;
     const polling = steps.get("tmux-polling")!;
     say("");
@@ -231,6 +233,12 @@ try {
         "termbridge run --server, the same script again (the server's JIT warm)",
         again,
       ], [
+        "termbridge run --server, a server without a policy (no typed-line check; tmux has none)",
+        bare,
+      ], [
+        "the same, again",
+        bareAgain,
+      ], [
         "tmux send-keys + wait-for + capture-pane",
         waitFor,
       ], ["tmux send-keys + polling capture-pane", polling]] as const
@@ -240,7 +248,9 @@ try {
           name.startsWith("tmux")
             ? `${fixed(figures.ms / ours.ms, 2)}x (run --server: ${
               fixed(figures.ms / oneConnection.ms, 2)
-            }x, again: ${fixed(figures.ms / again.ms, 2)}x)`
+            }x, again: ${fixed(figures.ms / again.ms, 2)}x; without a policy: ${
+              fixed(figures.ms / bare.ms, 2)
+            }x, ${fixed(figures.ms / bareAgain.ms, 2)}x)`
             : "-"
         } |`,
       );
