@@ -16,6 +16,8 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { Buffer } from "node:buffer";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -153,4 +155,27 @@ export async function inWorld(build: Build, body: (world: World) => Promise<void
   } finally {
     await world.dispose();
   }
+}
+
+/**
+ * Calls `onMessage` with each JSON value `socket` receives, one a line (a
+ * line split across chunks is joined first).
+ */
+export function onJsonLines(
+  socket: Socket,
+  onMessage: (message: Record<string, unknown>) => void,
+): void {
+  let parts: Uint8Array[] = [];
+  socket.on("data", (chunk: Uint8Array) => {
+    let start = 0;
+    let at;
+    while ((at = chunk.indexOf(0x0a, start)) !== -1) {
+      parts.push(chunk.subarray(start, at));
+      const message = JSON.parse(Buffer.concat(parts).toString("utf8"));
+      parts = [];
+      start = at + 1;
+      onMessage(message);
+    }
+    parts.push(chunk.slice(start));
+  });
 }

@@ -8,12 +8,11 @@
 
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { Buffer } from "node:buffer";
 import { createConnection, type Socket } from "node:net";
 import { HELLO_TIMEOUT_MS } from "../../lib/server/socket_streams.ts";
 import { waitUntil } from "../helpers.ts";
 import { describe, itWhen } from "../harness.ts";
-import { BINARY_CURRENT, type Build, inWorld, type World } from "./_kit.ts";
+import { BINARY_CURRENT, type Build, inWorld, onJsonLines, type World } from "./_kit.ts";
 
 const MB = 1e6;
 
@@ -101,23 +100,13 @@ function slowReader(build: Build) {
     const count = 6;
     try {
       const ids: number[] = [];
-      let parts: Uint8Array[] = [];
       const all = new Promise<void>((resolve) => {
-        socket.on("data", (chunk: Uint8Array) => {
-          let start = 0;
-          let at;
-          while ((at = chunk.indexOf(0x0a, start)) !== -1) {
-            parts.push(chunk.subarray(start, at));
-            const line = JSON.parse(Buffer.concat(parts).toString("utf8"));
-            parts = [];
-            start = at + 1;
-            if (line.id !== undefined) {
-              assert.ok(line.result.text.length > 16_000_000, "a full log");
-              ids.push(line.id);
-              if (ids.length === count) resolve();
-            }
-          }
-          parts.push(chunk.slice(start));
+        onJsonLines(socket, (line) => {
+          if (typeof line.id !== "number") return;
+          const result = line.result as { text: string };
+          assert.ok(result.text.length > 16_000_000, "a full log");
+          ids.push(line.id);
+          if (ids.length === count) resolve();
         });
       });
       socket.write(HELLO + Array.from({ length: count }, (_, i) => REQUEST(i)).join(""));

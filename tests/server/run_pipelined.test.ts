@@ -9,11 +9,10 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Buffer } from "node:buffer";
 import { createConnection, type Socket } from "node:net";
 import { waitUntil } from "../helpers.ts";
 import { describe, it } from "../harness.ts";
-import { inWorld, type World } from "./_kit.ts";
+import { inWorld, onJsonLines, type World } from "./_kit.ts";
 
 /** A raw connection to the world's server. */
 async function connect(world: World): Promise<Socket> {
@@ -46,20 +45,10 @@ async function sendAtOnce(
   const socket = await connect(world);
   try {
     const answers: { id: number; result?: Record<string, unknown> }[] = [];
-    let parts: Uint8Array[] = [];
     const all = new Promise<void>((resolve) => {
-      socket.on("data", (chunk: Uint8Array) => {
-        let start = 0;
-        let at;
-        while ((at = chunk.indexOf(0x0a, start)) !== -1) {
-          parts.push(chunk.subarray(start, at));
-          const message = JSON.parse(Buffer.concat(parts).toString("utf8"));
-          parts = [];
-          start = at + 1;
-          if (typeof message.id === "number") answers.push(message);
-          if (answers.length === lines.length) resolve();
-        }
-        parts.push(chunk.slice(start));
+      onJsonLines(socket, (message) => {
+        if (typeof message.id === "number") answers.push(message as { id: number });
+        if (answers.length === lines.length) resolve();
       });
     });
     socket.write(pipelinedRequests(world, lines));
