@@ -175,14 +175,18 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   await connection.closed;
 }
 
+/** Why pipelined lines are not run once one of them was cancelled. */
+const INTERRUPTED = "the script was interrupted";
+
 /**
  * The lines one connection sends without waiting for each answer (a script's,
  * through `run --server`): run one after another in the order they came, as
  * if each had waited. Once one stops the script (it failed, without
  * --keep-going, or it was `quit`), the lines queued after it are answered
- * "not run" instead; a line whose request was cancelled, or whose connection
- * closed while it waited, is not run either. So a client saves a round trip
- * per line and nothing runs that would not have run line by line.
+ * "not run" instead; so once one is cancelled (the client interrupted, or
+ * its connection closed), whether or not the cancellations of the lines
+ * after it have arrived yet. So a client saves a round trip per line and
+ * nothing runs that would not have run line by line.
  */
 class LineQueue {
   #tail: Promise<unknown> = Promise.resolve();
@@ -195,16 +199,19 @@ class LineQueue {
     step: () => Promise<{ result: T; stop: string | null }>,
   ): Promise<T | StepResult> {
     const turn = this.#tail.then(async (): Promise<T | StepResult> => {
-      if (signal.aborted) throw signal.reason;
+      if (signal.aborted) {
+        this.#stopped = INTERRUPTED;
+        throw signal.reason;
+      }
       if (this.#stopped !== null) {
         return { command, ok: false, output: "", error: `not run: ${this.#stopped}` };
       }
       try {
         const { result, stop } = await step();
-        this.#stopped = stop;
+        this.#stopped = signal.aborted ? INTERRUPTED : stop;
         return result;
       } catch (error) {
-        this.#stopped = "a line before it failed";
+        this.#stopped = signal.aborted ? INTERRUPTED : "a line before it failed";
         throw error;
       }
     });

@@ -25,16 +25,25 @@ async function connect(world: World): Promise<Socket> {
 }
 
 /** The hello and `lines` as pipelined console/run requests (ids 0, 1, ...), in one string. */
-function pipelinedRequests(world: World, lines: string[]): string {
+function pipelinedRequests(world: World, lines: string[], keepGoing = false): string {
   const requests = lines.map((line, id) =>
     JSON.stringify({
       jsonrpc: "2.0",
       id,
       method: "console/run",
-      params: { line, cwd: world.dir, persistent: true, pipelined: { keepGoing: false } },
+      params: { line, cwd: world.dir, persistent: true, pipelined: { keepGoing } },
     }) + "\n"
   );
   return JSON.stringify({ hello: "termbridge", kind: "rpc" }) + "\n" + requests.join("");
+}
+
+/** `socket`'s answers to requests, by id, as they come. */
+function answersOf(socket: Socket): Map<number, Record<string, unknown>> {
+  const answers = new Map<number, Record<string, unknown>>();
+  onJsonLines(socket, (message) => {
+    if (typeof message.id === "number") answers.set(message.id, message);
+  });
+  return answers;
 }
 
 /** Answers of the JSON-RPC requests `lines` sent in one write, each pipelined, in arrival order. */
@@ -102,6 +111,35 @@ describe("run --server: lines sent ahead of their answers", () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await world.ok(["wait", "p", "prompt", "--timeout", "5"]);
       assert.equal(existsSync(marker), false, "the queued line never ran");
+    }));
+
+  it("once a line is cancelled, the lines queued after it never run, even with --keep-going", () =>
+    inWorld("source", async (world) => {
+      await world.ok(["new", "p"]);
+      const started = join(world.dir, "started");
+      const marker = join(world.dir, "after-cancel");
+      const socket = await connect(world);
+      try {
+        const answers = answersOf(socket);
+        socket.write(pipelinedRequests(world, [
+          "use p",
+          `exec touch ${started}; sleep 30`,
+          `exec touch ${marker}`,
+        ], true));
+        await waitUntil(() => existsSync(started), "the sleep to start");
+        // Only the running line is cancelled (as when the client's cancellations of the lines
+        // after it have not arrived yet): the next one must not run all the same.
+        const cancel = { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 1 } };
+        socket.write(JSON.stringify(cancel) + "\n");
+        await waitUntil(() => answers.has(2), "the queued line's answer");
+        const queued = answers.get(2)!.result as Record<string, unknown>;
+        assert.equal(queued.ok, false);
+        assert.match(String(queued.error), /not run: the script was interrupted/);
+        assert.equal(existsSync(marker), false);
+      } finally {
+        socket.destroy();
+        await world.tb(["key", "p", "C-c"]);
+      }
     }));
 
   it("a script's output and exit status are as line by line; a failure stops it, -k goes on", () =>
