@@ -29,7 +29,7 @@ import { type Dialect, dialectOf, dialectReading } from "./dialects.ts";
 import { LineArithmetic } from "./arithmetic_names.ts";
 
 /** Shells whose builtins are known (resolve.ts); another program's string may go to any shell. */
-const SHELLS = new Set(["bash", "rbash", "zsh", "sh", "dash"]);
+const BUILTIN_SHELLS = new Set(["bash", "rbash", "zsh", "sh", "dash"]);
 
 /** Deeper nesting of `sh -c` strings than this is not followed (and so is unknown). */
 const MAX_DEPTH = 12;
@@ -94,7 +94,7 @@ class Analyser {
     const outer = { dialect: this.#dialect, shell: this.#shell };
     if (dialect !== undefined) this.#dialect = dialect;
     // The shell whose builtins its names are (another program's string: any shell's).
-    if (shell !== undefined) this.#shell = SHELLS.has(shell) ? shell : "";
+    if (shell !== undefined) this.#shell = BUILTIN_SHELLS.has(shell) ? shell : "";
     try {
       this.#line(text, via, depth);
     } finally {
