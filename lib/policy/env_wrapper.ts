@@ -40,9 +40,10 @@ export function envCommands(words: Word[], name: string): Inner[] {
   return [
     ...place,
     ...assignmentsFor(assignments, name, path !== undefined),
-    ...(inner[0]?.kind !== "argv"
-      ? inner
-      : [{ ...inner[0], ...argv0, ...(path === undefined ? {} : { path: [path] }) }]),
+    ...(inner[0]?.kind !== "argv" ? inner : [
+      { ...inner[0], ...argv0, ...(path === undefined ? {} : { path: [path] }) },
+      ...inner.slice(1),
+    ]),
   ];
 }
 

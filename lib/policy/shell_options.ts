@@ -73,6 +73,9 @@ export function readingChanges(words: Word[]): Deferred[] {
       if (flags !== null) {
         if (flags[1].includes("m")) return dynamic(shown); // Names given as patterns.
         if (flags[1].includes("k")) found.push(...either("interactivecomments", shown));
+        // `-oNAME`: the option's name attached to -o (`setopt -obraceccl`).
+        const attached = ATTACHED_NAME.exec(word.text);
+        if (attached !== null) found.push(...either(attached[2], shown));
         flagged = true;
       } else if (flagged) found.push(...either(word.text, shown));
       else found.push(...change(word.text, name === "setopt", shown));
@@ -116,10 +119,17 @@ function setOptions(rest: Word[], shown: string): Deferred[] {
       if (built(rest[i + 1])) return dynamic(shown);
       found.push(...change(rest[i + 1].text, word.text[0] === "-", shown));
       i++;
+      continue;
     }
+    // `set -obraceccl`, `emulate zsh -obraceccl`: the name attached to -o.
+    const attached = ATTACHED_NAME.exec(word.text);
+    if (attached !== null) found.push(...change(attached[2], attached[1] === "-", shown));
   }
   return found;
 }
+
+/** Option letters ending in `o` with an option's name attached: `-obraceccl`, `+xobraceccl`. */
+const ATTACHED_NAME = /^([-+])[a-zA-Z]*?o([a-zA-Z_]{2,})$/;
 
 /** A shell's own options: bash's `+O interactive_comments`, `-o`/`+o NAME`, zsh's `--braceccl`. */
 function shellOptions(rest: Word[], shown: string): Deferred[] {
@@ -220,15 +230,19 @@ function promptCode(code: Word): Deferred {
   };
 }
 
-/** A brace group brace_ccl expands (no comma, no `..`, not `${...}`): `{t}`, `{a-z}`. */
-const CLASS_BRACES = /(?:^|[^$\\])\{(?![^{}]*(?:,|\.\.))[^{}]+\}/;
+/**
+ * A brace that may open a group brace_ccl expands: any `{` but `${`. (zsh
+ * takes `{t","}` and `{t..}` as classes too, and quotes that keep a brace
+ * literal are not told apart: such lines are asked about.)
+ */
+const CLASS_BRACES = /(?:^|[^$])\{/;
 /** A `#` at the start of a word, where a comment would start. */
 const WORD_HASH = /(?:^|[\s;&|()<>])#/;
 
 /**
  * Why the shell that reads `line` reads it otherwise than the parser, with
  * the reading options it has on now (a start-up file, or an earlier line the
- * user approved, set them): zsh's brace_ccl and a brace group it expands, or
+ * user approved, set them): zsh's brace_ccl and a brace it may expand, or
  * interactive_comments off and a `#` starting a word. None when neither applies.
  */
 export function readingStateUnknowns(

@@ -15,6 +15,12 @@ export interface Word {
   dynamic: boolean;
   /** A plain unquoted glob (`/tmp/*.o`): `text` is the pattern the shell expands. */
   glob?: boolean;
+  /**
+   * The word may become no word or several when the line runs: an unquoted
+   * expansion (empty, or split), glob or brace list, `"$@"`, `"${a[@]}"`. The
+   * words after it may then stand elsewhere than they are written.
+   */
+  fields?: boolean;
 }
 
 /**
@@ -68,6 +74,7 @@ function appendNode(word: Word, node: SyntaxNode, home: string, first: boolean):
   // Expansions, substitutions, brace expressions and anything else: only known at run time.
   word.text += node.text;
   word.dynamic = true;
+  word.fields = true;
 }
 
 /** Unquoted text: backslashes escape, `~` expands at the start, globs and braces are dynamic. */
@@ -84,10 +91,12 @@ function appendUnquoted(word: Word, text: string, home: string, first: boolean):
       else if (i + 1 < text.length) word.text += text[++i];
       continue;
     }
-    if (char === "*" || char === "?" || char === "[") word.dynamic = true;
+    if (char === "*" || char === "?" || char === "[") word.dynamic = word.fields = true;
     if (char === "{") braces = true;
-    if (braces && (char === "," || (char === "." && text[i + 1] === "."))) word.dynamic = true;
-    if (char === "$" || char === "`") word.dynamic = true;
+    if (braces && (char === "," || (char === "." && text[i + 1] === "."))) {
+      word.dynamic = word.fields = true;
+    }
+    if (char === "$" || char === "`") word.dynamic = word.fields = true;
     word.text += char;
   }
 }
@@ -104,6 +113,8 @@ function appendDoubleQuoted(word: Word, node: SyntaxNode): void {
     appendQuotedText(word, source.slice(at - node.startIndex, child.startIndex - node.startIndex));
     word.text += child.text;
     word.dynamic = true;
+    // "$@" and "${a[@]}" are as many words as there are values, none when there are none.
+    if (/^\$(?:@|\{[^}]*@)/.test(child.text)) word.fields = true;
     at = child.endIndex;
   }
   if (at < end) appendQuotedText(word, source.slice(at - node.startIndex, end - node.startIndex));

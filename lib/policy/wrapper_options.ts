@@ -94,10 +94,21 @@ function valueOption(written: string, spec: OptionSpec): string | undefined {
   return matches.length === 1 ? matches[0] : written;
 }
 
-/** The words from `index` as the program a wrapper runs (none when there are none). */
+/**
+ * The words from `index` as the program a wrapper runs (none when there are
+ * none). A word of the wrapper's own before it that may become no word or
+ * several (`env -u $x echo touch m` runs `touch m` when x is empty) moves
+ * the program elsewhere when the line runs: that is unknown too.
+ */
 export function argv(words: Word[], index: number, via: string, open = false): Inner[] {
-  if (index >= words.length) return [];
-  return [{ kind: "argv", words: words.slice(index), via, open }];
+  const shifting = words.slice(1, index).find((word) => word.fields === true);
+  const moved: Inner[] = shifting === undefined ? [] : [{
+    kind: "unknown",
+    reason:
+      `"${shifting.text}" may become no word or several when the line runs, so where the program ${via} runs begins is not known`,
+  }];
+  if (index >= words.length) return moved;
+  return [{ kind: "argv", words: words.slice(index), via, open }, ...moved];
 }
 
 /**

@@ -104,7 +104,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     // With a secure_path in sudoers (Debian's and Ubuntu's), sudo finds the program there.
     const inner = argv(words, start, name);
     if (inner[0]?.kind !== "argv") return [...place, ...inner];
-    return [...place, { ...inner[0], path: [undefined, SECURE_PATH] }];
+    return [...place, { ...inner[0], path: [undefined, SECURE_PATH] }, ...inner.slice(1)];
   },
   doas(words, name) {
     const { index, seen } = skipOptions(words, 1, { values: "uC" });
@@ -112,7 +112,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     // Without keepenv, doas resets PATH to its safe path.
     const inner = argv(words, index, name);
     if (inner[0]?.kind !== "argv") return inner;
-    return [{ ...inner[0], path: [undefined, DOAS_PATH] }];
+    return [{ ...inner[0], path: [undefined, DOAS_PATH] }, ...inner.slice(1)];
   },
   nice: afterOptions({ values: "n", longValues: ["adjustment"], numeric: true }),
   ionice(words, name) {
@@ -137,7 +137,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const inner = argv(words, index, name);
     // `command -p` finds the program in the standard path (`getconf PATH`), not PATH.
     if (!seen.has("p") || inner[0]?.kind !== "argv") return inner;
-    return [{ ...inner[0], lookup: STANDARD_PATH }];
+    return [{ ...inner[0], lookup: STANDARD_PATH }, ...inner.slice(1)];
   },
   builtin: (words, name) => argv(words, 1, name),
   exec(words, name) {
@@ -146,7 +146,7 @@ const WRAPPERS: Record<string, (words: Word[], name: string) => Inner[]> = {
     const inner = argv(words, index, name);
     if (typeof called !== "string" || inner[0]?.kind !== "argv") return inner;
     // `exec -a git-push git ...`: the name a multi-call program is called by chooses what it does.
-    return [{ ...inner[0], argv0: optionWord(words.slice(0, index), called) }];
+    return [{ ...inner[0], argv0: optionWord(words.slice(0, index), called) }, ...inner.slice(1)];
   },
   coproc: (words, name) => argv(words, 1, name),
   stdbuf: afterOptions({ values: "ioe", longValues: ["input", "output", "error"] }),

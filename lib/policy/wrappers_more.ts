@@ -134,7 +134,7 @@ export const MORE_WRAPPERS: Record<string, (words: Word[], name: string) => Inne
     const inner = argv(words, index, name);
     // `--reset-env` sets PATH for the user it runs as, then finds the program in it.
     if (!hasLongFlag(seen, "reset-env") || inner[0]?.kind !== "argv") return inner;
-    return [{ ...inner[0], path: RESET_PATHS }];
+    return [{ ...inner[0], path: RESET_PATHS }, ...inner.slice(1)];
   },
   setarch(words, name) {
     // `setarch ARCH [options] [program [args]]`; with no program, a shell.

@@ -241,22 +241,26 @@ const COMMENTS_OFF = {
   shellState: { keyword: false, homeMoved: false, commentsOff: true },
 };
 
-describeAsked(
-  "policy: a zsh session with brace_ccl on: brace groups it expands",
+describeAsked("policy: a zsh session with brace_ccl on: any brace but ${", policy, BRACE_CCL, [
+  ["{t}ouch", "env {t}ouch m", /brace_ccl is on in this shell/],
+  ["a class of letters", "env {s-u}ouch m", /brace_ccl is on in this shell/],
+  // The reviewer's forms zsh still takes as classes (a quoted comma, `..` with one side).
+  ["a quoted comma", `env -u {t","}ouch echo m`, /brace_ccl is on in this shell/],
+  ["an escaped comma", "env -u {t\\,}ouch echo m", /brace_ccl is on in this shell/],
+  ["a range with one end", "env -u {t..}ouch echo m", /brace_ccl is on in this shell/],
+  ["a nested list", "env -u {t{,}}ouch echo m", /brace_ccl is on in this shell/],
+  ["an expansion inside", "x=o; env -u {t${x}}uch echo m", /brace_ccl is on|no word or several/],
+]);
+
+describeAllowed(
+  "policy: a zsh session with brace_ccl on: lines without braces",
   policy,
   BRACE_CCL,
   [
-    ["{t}ouch", "env {t}ouch m", /brace_ccl is on in this shell/],
-    ["a class of letters", "env {s-u}ouch m", /brace_ccl is on in this shell/],
+    "echo ${HOME}",
+    "ls",
   ],
 );
-
-describeAllowed("policy: a zsh session with brace_ccl on: other braces", policy, BRACE_CCL, [
-  "echo {a,b}",
-  "echo {1..3}",
-  "echo ${HOME}",
-  "ls",
-]);
 
 describeAsked(
   "policy: a session with interactive_comments off: a # starting a word",
@@ -278,3 +282,16 @@ describeAllowed(
     "ls",
   ],
 );
+
+// An attached option name (`-oNAME`) turns brace_ccl on as `-o NAME` does (the reviewer's f02).
+describeAsked("policy: brace_ccl turned on with the name attached to -o", policy, CONTEXT, [
+  ["set", "set -obraceccl; env {t}ouch m", /brace_ccl/],
+  ["setopt", "setopt -obraceccl; env {t}ouch m", /brace_ccl/],
+  ["unsetopt +o", "unsetopt +obraceccl; env {t}ouch m", /brace_ccl/],
+  ["emulate", "emulate zsh -obraceccl; env {t}ouch m", /brace_ccl/],
+]);
+
+describeAllowed("policy: option letters ending in o, with the name apart", policy, CONTEXT, [
+  "set -euo pipefail; ls",
+  "setopt extendedglob",
+]);

@@ -139,3 +139,32 @@ describeAllowed("policy: a builtin run by the shell stays a builtin", policy, BU
   "time cd /tmp",
   "nice echo hi",
 ]);
+
+// A word of a wrapper's own that may become no word or several moves its program: `env -u $x
+// echo touch m` ran touch with x empty (the reviewer's f08, reproduced through the binary), and
+// so did an unmatched glob under nullglob (f06, f07).
+describeAsked(
+  "policy: a wrapper's word that may vanish or split before its program",
+  policy,
+  CONTEXT,
+  [
+    ["an unquoted variable", "env -u $x echo touch m", /may become no word or several/],
+    ['"$@"', 'env -u "$@" echo touch m', /may become no word or several/],
+    ['"${a[@]}"', 'env -u "${a[@]}" echo touch m', /may become no word or several/],
+    ["a substitution", "env -u $(true) echo touch m", /may become no word or several/],
+    ["a glob (nullglob)", "env -u [q] echo touch m", /may become no word or several/],
+    ["flock's file", "flock $x echo touch m", /may become no word or several/],
+    ["timeout's duration", "timeout $t echo touch m", /may become no word or several/],
+    ["sudo's user", "sudo -u $u echo touch m", /may become no word or several/],
+  ],
+);
+
+describeDenied("policy: the program as written is still judged", policy, CONTEXT, [
+  ["env with an assignment built at run time", "env FOO=$x touch m", "touch"],
+]);
+
+describeAllowed("policy: a quoted expansion is one word", policy, CONTEXT, [
+  'env -u "$x" echo touch m',
+  'sudo -u "$USER" ls',
+  "nice -n 5 ls *.txt",
+]);
