@@ -159,6 +159,8 @@ export type StepOutcome = StepResult & {
   quit?: boolean;
   /** The runner ran the line in the order it was sent (see {@linkcode StepRunner.pipelines}). */
   pipelined?: boolean;
+  /** A line sent ahead that the runner did not run (a line before it stopped the script). */
+  notRun?: boolean;
 };
 
 /**
@@ -285,26 +287,43 @@ export async function runMain(args: string[], remote?: RunnerFactory): Promise<n
       sent.push({ number, line: parsed.line, at: performance.now(), outcome });
     }
   };
+  let done = performance.now();
+  /** Reports a line that ran: its step, its output, why it failed. */
+  const show = async (
+    { number, line, at }: { number: number; line: string; at: number },
+    result: StepOutcome,
+  ) => {
+    // A line sent ahead started when the one before it ended.
+    const now = performance.now();
+    report.push(step(number, result, now - Math.max(at, done)));
+    done = now;
+    if (!options.json && result.output !== "") await runtime.writeStdout(result.output + "\n");
+    if (options.trace && result.note !== undefined) {
+      await runtime.writeStderr(`  ${result.note}\n`);
+    }
+    if (!result.ok) {
+      failures++;
+      await fail(number, line, result.error ?? "failed");
+    }
+  };
   try {
-    let done = performance.now();
     for (await send(); sent.length > 0; await send()) {
-      const { number, line, at, outcome } = sent.shift()!;
-      const result = await outcome;
+      const sentLine = sent.shift()!;
+      const result = await sentLine.outcome;
       ordered ||= result.pipelined === true;
-      // A line sent ahead started when the one before it ended.
-      const now = performance.now();
-      report.push(step(number, result, now - Math.max(at, done)));
-      done = now;
-      if (!options.json && result.output !== "") await runtime.writeStdout(result.output + "\n");
-      if (options.trace && result.note !== undefined) {
-        await runtime.writeStderr(`  ${result.note}\n`);
-      }
-      if (!result.ok) {
-        failures++;
-        await fail(number, line, result.error ?? "failed");
-      }
+      await show(sentLine, result);
       if (interrupted !== undefined) {
-        await runtime.writeStderr(`${label}:${number}: interrupted by ${interrupted}\n`);
+        // Lines sent ahead may have run before the interruption reached the runner (this
+        // client was still writing an earlier line's output): each one that ran is shown, and
+        // the interruption is put after the last.
+        let last = sentLine.number;
+        for (const ahead of sent.splice(0)) {
+          const later = await ahead.outcome;
+          if (later.notRun) continue;
+          last = ahead.number;
+          await show(ahead, later);
+        }
+        await runtime.writeStderr(`${label}:${last}: interrupted by ${interrupted}\n`);
         failures++;
         break;
       }

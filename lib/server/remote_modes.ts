@@ -13,7 +13,7 @@ import { UsageError } from "../cli/usage.ts";
 import { runtime } from "../runtime/mod.ts";
 import { runMain, type RunnerFactory, type StepOutcome } from "../script/script_mode.ts";
 import { reachServer, reachServerQuickly } from "./autostart.ts";
-import { relayStdio, RpcClient } from "./client.ts";
+import { relayStdio, RpcClient, ServerRequestError } from "./client.ts";
 import { SERVER_METHODS } from "./wire.ts";
 import { socketPath } from "./paths.ts";
 
@@ -105,6 +105,8 @@ export async function runServerMain(args: string[]): Promise<number> {
           ok: false,
           output: "",
           error: (error as Error).message,
+          // Cancelled before it started (the server answers -32800 then): it never ran.
+          ...(error instanceof ServerRequestError && error.code === -32800 ? { notRun: true } : {}),
         })),
       // The server runs a connection's pipelined lines in order (a server of an older build,
       // which would run them at once, never answers `pipelined`: lines then go one by one).

@@ -175,6 +175,9 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   await connection.closed;
 }
 
+/** The answer to a pipelined line that was not run. */
+type NotRun = StepResult & { notRun: true };
+
 /** Why pipelined lines are not run once one of them was cancelled. */
 const INTERRUPTED = "the script was interrupted";
 
@@ -197,14 +200,14 @@ class LineQueue {
     command: string,
     signal: AbortSignal,
     step: () => Promise<{ result: T; stop: string | null }>,
-  ): Promise<T | StepResult> {
-    const turn = this.#tail.then(async (): Promise<T | StepResult> => {
+  ): Promise<T | NotRun> {
+    const turn = this.#tail.then(async (): Promise<T | NotRun> => {
       if (signal.aborted) {
         this.#stopped = INTERRUPTED;
         throw signal.reason;
       }
       if (this.#stopped !== null) {
-        return { command, ok: false, output: "", error: `not run: ${this.#stopped}` };
+        return { command, ok: false, output: "", error: `not run: ${this.#stopped}`, notRun: true };
       }
       try {
         const { result, stop } = await step();

@@ -7,12 +7,13 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createConnection, type Socket } from "node:net";
 import { waitUntil } from "../helpers.ts";
 import { describe, it } from "../harness.ts";
-import { inWorld, onJsonLines, type World } from "./_kit.ts";
+import { runtime } from "../../lib/runtime/mod.ts";
+import { inWorld, onJsonLines, termbridgeFor, type World } from "./_kit.ts";
 
 /** A raw connection to the world's server. */
 async function connect(world: World): Promise<Socket> {
@@ -140,6 +141,34 @@ describe("run --server: lines sent ahead of their answers", () => {
         socket.destroy();
         await world.tb(["key", "p", "C-c"]);
       }
+    }));
+
+  it("interrupted while behind on output, every line that ran is reported, the interruption after the last", () =>
+    inWorld("source", async (world) => {
+      const lines = ["open p", "exec head -c 300000 /dev/zero | tr '\\0' x"];
+      for (let i = 1; i <= 10; i++) lines.push(`exec echo ${i} > ${join(world.dir, `m${i}`)}`);
+      writeFileSync(join(world.dir, "s.tb"), lines.join("\n") + "\n");
+      // stdout is a FIFO nobody reads until the lines sent ahead have run: the client is still
+      // writing line 2's output when it is interrupted.
+      const script = `
+        cd "$1"; shift
+        mkfifo out; exec 3<>out
+        "$@" run --server s.tb >out 2>err & pid=$!
+        until [ -e m10 ]; do sleep 0.05; done
+        kill -INT $pid
+        timeout 10 cat <&3 >/dev/null &
+        wait $pid; echo "rc=$?"
+      `;
+      const child = runtime.spawnPiped({
+        argv: ["bash", "-c", script, "bash", world.dir, ...termbridgeFor(world.build)],
+        env: world.env,
+      });
+      await child.stdin.close();
+      const [stdout] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+      const stderr = readFileSync(join(world.dir, "err"), "utf8");
+      assert.match(stdout, /rc=1/, stderr);
+      // Lines 3-12 ran (their files are there): the report ends after them, not at line 2.
+      assert.match(stderr, /s\.tb:12: interrupted by SIGINT/, stderr);
     }));
 
   it("a script's output and exit status are as line by line; a failure stops it, -k goes on", () =>
