@@ -5,6 +5,9 @@
  * @module
  */
 
+/** Ceiling of one incoming line by default (a 64 MiB fs/write_text_file fits). */
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
 /** One line of input, or the report of a line that was too long and skipped. */
 export type Line = { kind: "line"; text: string } | { kind: "too-long"; bytes: number };
 

@@ -12,13 +12,12 @@
 
 import { ErrorCode } from "./codes.ts";
 import { parseMessage, rawDepth, rawId, stringifyMessage } from "./exact_ids.ts";
-import { type Line, LineSplitter } from "./lines.ts";
+import { DEFAULT_MAX_LINE_BYTES, type Line, LineSplitter } from "./lines.ts";
 
 /** A JSON-RPC message object as read (validated further by the connection). */
 export type Message = Record<string, unknown>;
 
-/** Ceiling of one incoming line by default (a 64 MiB fs/write_text_file fits). */
-export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_MAX_LINE_BYTES } from "./lines.ts";
 
 /**
  * The deepest nesting of arrays and objects a message may have (the message

@@ -13,6 +13,8 @@ import {
   type UnixEvents,
 } from "../runtime/mod.ts";
 import { TerminalError } from "../terminal/errors.ts";
+import { ErrorCode } from "../jsonrpc/codes.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../jsonrpc/lines.ts";
 import { type Hello, type HelloReply, lineSplitter } from "./wire.ts";
 
 /** An error the server answered a request with. */
@@ -213,13 +215,23 @@ export class RpcClient {
   request<T = unknown>(method: string, params: unknown = {}, signal?: AbortSignal): Promise<T> {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
+    const tooLong = oversized(line);
+    if (tooLong !== null) {
+      return Promise.reject(new ServerRequestError(ErrorCode.invalidRequest, tooLong));
+    }
     const cancel = () =>
       this.#send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } });
     signal?.addEventListener("abort", cancel, { once: true });
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.#send({ jsonrpc: "2.0", id, method, params });
+      this.#socket.write(line);
     }).finally(() => signal?.removeEventListener("abort", cancel));
+  }
+
+  /** Why a request with `params` cannot be sent (see {@linkcode oversized}), or null. */
+  refusal(method: string, params: unknown): string | null {
+    return oversized(JSON.stringify({ jsonrpc: "2.0", id: this.#nextId, method, params }) + "\n");
   }
 
   #send(message: unknown): void {
@@ -247,7 +259,7 @@ export class RpcClient {
       return;
     }
     let message: {
-      id?: number;
+      id?: number | null;
       result?: unknown;
       error?: { code: number; message: string; data?: unknown };
     };
@@ -256,7 +268,17 @@ export class RpcClient {
     } catch {
       return; // Not a line we can use; the request it answers will fail when the socket closes.
     }
-    const pending = message.id === undefined ? undefined : this.#pending.get(message.id);
+    if (message.id === null && message.error) {
+      // An answer to a request the server could not read (it has no id): which one is not
+      // known, so none waits for an answer that will not come.
+      const error = new ServerRequestError(message.error.code, message.error.message);
+      for (const pending of this.#pending.values()) pending.reject(error);
+      this.#pending.clear();
+      return;
+    }
+    const pending = message.id === undefined || message.id === null
+      ? undefined
+      : this.#pending.get(message.id);
     if (pending === undefined) return;
     this.#pending.delete(message.id!);
     if (message.error) {
@@ -287,4 +309,18 @@ function nodeConnection(socket: Socket, events: UnixEvents): UnixConnection {
       socket.destroy();
     },
   };
+}
+
+/**
+ * Why the server cannot read `line`, or null: a line over its ceiling would
+ * be answered without an id, and what came after it read as if it had never
+ * been sent.
+ */
+function oversized(line: string): string | null {
+  const bytes = line.length > DEFAULT_MAX_LINE_BYTES / 3
+    ? new TextEncoder().encode(line).length
+    : line.length;
+  return bytes > DEFAULT_MAX_LINE_BYTES
+    ? `Cannot send the request: it is ${bytes} bytes, and the server reads at most 64 MiB (${DEFAULT_MAX_LINE_BYTES} bytes) a line`
+    : null;
 }

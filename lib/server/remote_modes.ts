@@ -92,22 +92,44 @@ export async function runServerMain(args: string[]): Promise<number> {
         notice: (line) => void runtime.writeStderr(line + "\n"),
       }),
     );
+    /** Why lines are no longer sent: one sent ahead could not be (too long), without -k. */
+    let unsent: string | null = null;
     return {
-      run: (parsed, signal, pipelined) =>
-        rpc.request<StepOutcome>(SERVER_METHODS.consoleRun, {
+      run: (parsed, signal, pipelined) => {
+        const params = {
           line: parsed.line,
           cwd: runtime.cwd(),
           persistent: true,
           timeouts,
           ...(pipelined ? { pipelined } : {}),
-        }, signal).catch((error) => ({
+        };
+        const command = parsed.command.name;
+        if (unsent !== null) {
+          return Promise.resolve({
+            command,
+            ok: false,
+            output: "",
+            error: `not run: ${unsent}`,
+            notRun: true,
+          });
+        }
+        const refusal = rpc.refusal(SERVER_METHODS.consoleRun, params);
+        if (refusal !== null) {
+          // Lines sent ahead would run on the server, which never saw this one fail.
+          if (pipelined !== undefined && !pipelined.keepGoing) unsent = "a line before it failed";
+          return Promise.resolve({ command, ok: false, output: "", error: refusal });
+        }
+        return rpc.request<StepOutcome>(SERVER_METHODS.consoleRun, params, signal).catch((
+          error,
+        ) => ({
           command: parsed.command.name,
           ok: false,
           output: "",
           error: (error as Error).message,
           // Cancelled before it started (the server answers -32800 then): it never ran.
           ...(error instanceof ServerRequestError && error.code === -32800 ? { notRun: true } : {}),
-        })),
+        }));
+      },
       // The server runs a connection's pipelined lines in order (a server of an older build,
       // which would run them at once, never answers `pipelined`: lines then go one by one).
       pipelines: true,

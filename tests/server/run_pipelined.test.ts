@@ -171,6 +171,23 @@ describe("run --server: lines sent ahead of their answers", () => {
       assert.match(stderr, /s\.tb:12: interrupted by SIGINT/, stderr);
     }));
 
+  it("a line too long for the server fails where it stands; nothing after it runs, -k goes on", () =>
+    inWorld("source", async (world) => {
+      const marker = join(world.dir, "after-long");
+      // Over the server's 64 MiB line: it would answer without an id (the client waited forever)
+      // and read the next line as if this one had never been sent.
+      const long = `exec : ${"a".repeat(67_200_000)}\nexec touch ${marker}\n`;
+      writeFileSync(join(world.dir, "long.tb"), `open p\n${long}`);
+      const stopped = await world.tb(["run", "--server", "long.tb"]);
+      assert.equal(stopped.code, 1, stopped.stderr);
+      assert.match(stopped.stderr, /long\.tb:2: .*the server reads at most 64 MiB/);
+      assert.equal(existsSync(marker), false, "the line after it never ran");
+      writeFileSync(join(world.dir, "long.tb"), `use p\n${long}`);
+      const going = await world.tb(["run", "--server", "-k", "long.tb"]);
+      assert.equal(going.code, 1, going.stderr);
+      assert.equal(existsSync(marker), true, "with -k the line after it ran");
+    }));
+
   it("a script's output and exit status are as line by line; a failure stops it, -k goes on", () =>
     inWorld("source", async (world) => {
       const marker = join(world.dir, "after-failure");
