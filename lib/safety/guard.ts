@@ -570,12 +570,10 @@ export class Guard {
     const files = new Set(this.#protectedFiles);
     for (const log of this.#protectedLogs) {
       files.add(log);
-      const prefix = `${basename(log)}.`;
       try {
         for (const name of readdirSync(dirname(log))) {
-          if (name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))) {
-            files.add(join(dirname(log), name));
-          }
+          const file = join(dirname(log), name);
+          if (isLogOrRotation(file, log)) files.add(file);
         }
       } catch {
         // The log's directory is not there (yet): no rotations either.

@@ -103,32 +103,27 @@ export async function runServerMain(args: string[]): Promise<number> {
           timeouts,
           ...(pipelined ? { pipelined } : {}),
         };
-        const command = parsed.command.name;
-        if (unsent !== null) {
-          return Promise.resolve({
-            command,
-            ok: false,
-            output: "",
-            error: `not run: ${unsent}`,
-            notRun: true,
-          });
-        }
+        const failed = (error: string, notRun = false): StepOutcome => ({
+          command: parsed.command.name,
+          ok: false,
+          output: "",
+          error,
+          ...(notRun ? { notRun } : {}),
+        });
+        if (unsent !== null) return Promise.resolve(failed(`not run: ${unsent}`, true));
         const refusal = rpc.refusal(SERVER_METHODS.consoleRun, params);
         if (refusal !== null) {
           // Lines sent ahead would run on the server, which never saw this one fail.
           if (pipelined !== undefined && !pipelined.keepGoing) unsent = "a line before it failed";
-          return Promise.resolve({ command, ok: false, output: "", error: refusal });
+          return Promise.resolve(failed(refusal));
         }
-        return rpc.request<StepOutcome>(SERVER_METHODS.consoleRun, params, signal).catch((
-          error,
-        ) => ({
-          command: parsed.command.name,
-          ok: false,
-          output: "",
-          error: (error as Error).message,
+        return rpc.request<StepOutcome>(SERVER_METHODS.consoleRun, params, signal).catch((error) =>
           // Cancelled before it started (the server answers -32800 then): it never ran.
-          ...(error instanceof ServerRequestError && error.code === -32800 ? { notRun: true } : {}),
-        }));
+          failed(
+            (error as Error).message,
+            error instanceof ServerRequestError && error.code === -32800,
+          )
+        );
       },
       // The server runs a connection's pipelined lines in order (a server of an older build,
       // which would run them at once, never answers `pipelined`: lines then go one by one).

@@ -85,11 +85,7 @@ export async function openChecked(
   try {
     file = await open(path, checked ? flags | constants.O_NOFOLLOW : flags, 0o666);
   } catch (error) {
-    if (checked && errnoOf(error) === "ELOOP") throw moved(action, path);
-    if (action === "write" && errnoOf(error) === "ENXIO") {
-      throw notAFile(action, path, "a FIFO (named pipe) or a device");
-    }
-    throw error;
+    throw openFailure(action, path, error, checked, action === "write");
   }
   try {
     if (checked) {
@@ -142,9 +138,7 @@ export function openWriteSync(
   try {
     fd = openSync(path, flags, 0o600);
   } catch (error) {
-    if (options.checked && errnoOf(error) === "ELOOP") throw moved(action, path);
-    if (errnoOf(error) === "ENXIO") throw notAFile(action, path, "a FIFO (named pipe) or a device");
-    throw error;
+    throw openFailure(action, path, error, options.checked, true);
   }
   try {
     const info = fstatSync(fd);
@@ -159,6 +153,24 @@ export function openWriteSync(
     throw error;
   }
   return fd;
+}
+
+/**
+ * What to throw when opening `path` failed: a checked path that became a
+ * link was moved; a write refused with ENXIO met a FIFO or a device.
+ */
+function openFailure(
+  action: string,
+  path: string,
+  error: unknown,
+  checked: boolean,
+  write: boolean,
+): unknown {
+  if (checked && errnoOf(error) === "ELOOP") return moved(action, path);
+  if (write && errnoOf(error) === "ENXIO") {
+    return notAFile(action, path, "a FIFO (named pipe) or a device");
+  }
+  return error;
 }
 
 /** Flags for reading: non-blocking, so a FIFO put in place of the file cannot hang the read. */
