@@ -168,6 +168,28 @@ const CASES: Attack[] = [
     files: { ".bashrc": "shopt -u interactive_comments\n" },
     steps: [{ line: "echo hi #; touch %M%" }],
   },
+  // A reviewer's f08, f06, f02 of the sixth session, through a session's shell.
+  {
+    name: "a wrapper's word that vanishes: env -u $x with x empty",
+    shell: "bash",
+    steps: [{ line: "env -u $x echo touch %M%" }],
+  },
+  {
+    name: "a wrapper's word that vanishes: env -u $x with x empty",
+    shell: "zsh",
+    steps: [{ line: "env -u $x echo touch %M%" }],
+  },
+  {
+    name: "nullglob on (from ~/.bashrc): an unmatched glob vanishes",
+    shell: "bash",
+    files: { ".bashrc": "shopt -s nullglob\n" },
+    steps: [{ line: "env -u [q] echo touch %M%" }],
+  },
+  {
+    name: "brace_ccl turned on with the name attached to -o",
+    shell: "zsh",
+    steps: [{ line: "set -obraceccl; env {t}ouch %M%" }],
+  },
   {
     name: "brace_ccl on (from ~/.zshrc): {t}ouch is touch",
     shell: "zsh",
