@@ -64,6 +64,8 @@ const MAX_RECORDINGS = 200;
 export class SessionManager {
   readonly #sessions = new Map<string, Session>();
   readonly #opening = new Map<string, Promise<Session>>();
+  /** Closes under way (the idle reaper's included), for closeAll to wait for. */
+  readonly #closing = new Set<Promise<void>>();
   readonly #defaults: SessionDefaults;
   readonly #budget: TerminalBudget;
   readonly #lastUse = new Map<string, number>();
@@ -208,7 +210,13 @@ export class SessionManager {
     this.#sessions.delete(name);
     this.#lastUse.delete(name);
     if (this.#sessions.size === 0) this.#stopReaper();
-    await session.close();
+    const closing = session.close();
+    this.#closing.add(closing);
+    try {
+      await closing;
+    } finally {
+      this.#closing.delete(closing);
+    }
   }
 
   /**
@@ -222,11 +230,12 @@ export class SessionManager {
     );
   }
 
-  /** Closes every session. */
+  /** Closes every session, and waits for closes already under way (the idle reaper's). */
   async closeAll(): Promise<void> {
     this.#stopReaper();
     await Promise.allSettled([...this.#opening.values()]);
     await Promise.all([...this.#sessions.keys()].map((name) => this.close(name)));
+    await Promise.allSettled([...this.#closing]);
   }
 
   #used(name: string): void {

@@ -180,7 +180,10 @@ describe("limits", () => {
       onLimit: (name, hit) => hits.push(`${name}: ${hit.message}`),
     });
     try {
-      const session = await sessions.open({ name: "idle", program: ["bash"] });
+      // A program that ignores SIGHUP and SIGTERM takes the close 500 ms to
+      // kill: closeAll must still wait for it (Deno's leak check failed in CI).
+      const program = ["sh", "-c", "trap '' HUP TERM; exec sleep 100"];
+      const session = await sessions.open({ name: "idle", program });
       await waitUntil(() => !sessions.has("idle"), "the idle session to close", 20_000);
       assert.equal(session.terminal.disposed, true);
       assert.throws(
