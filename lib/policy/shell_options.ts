@@ -48,12 +48,6 @@ function change(name: string, set: boolean, command: string): Deferred[] {
   return [{ kind: "unknown", reason: `"${command}" ${option.why}` }];
 }
 
-/** A change of the option `name` either way. */
-function either(name: string, shown: string): Deferred[] {
-  const found = change(name, true, shown);
-  return found.length > 0 ? found : change(name, false, shown);
-}
-
 /**
  * Why a command (wrappers looked through) changes how the shell reads later
  * text: `setopt`, `unsetopt`, `set -o`/`+o`, `shopt -u`, `emulate -R`, a
@@ -64,23 +58,7 @@ export function readingChanges(words: Word[]): Deferred[] {
   const rest = words.slice(1);
   const shown = words.map((w) => w.text).join(" ");
   if (name === "setopt" || name === "unsetopt") {
-    const found: Deferred[] = [];
-    // With option letters (`-o`, `+k`, `-m PATTERN`) which way a name goes is not followed: either is asked.
-    let flagged = false;
-    for (const word of rest) {
-      if (built(word)) return dynamic(shown);
-      const flags = /^[-+]([a-zA-Z]+)$/.exec(word.text);
-      if (flags !== null) {
-        if (flags[1].includes("m")) return dynamic(shown); // Names given as patterns.
-        if (flags[1].includes("k")) found.push(...either("interactivecomments", shown));
-        // `-oNAME`: the option's name attached to -o (`setopt -obraceccl`).
-        const attached = ATTACHED_NAME.exec(word.text);
-        if (attached !== null) found.push(...either(attached[2], shown));
-        flagged = true;
-      } else if (flagged) found.push(...either(word.text, shown));
-      else found.push(...change(word.text, name === "setopt", shown));
-    }
-    return found;
+    return setoptOptions(rest, name === "unsetopt", shown);
   }
   if (name === "set") return setOptions(rest, shown);
   if (name === "shopt") {
@@ -105,6 +83,42 @@ export function readingChanges(words: Word[]): Deferred[] {
   }
   if (name === "bash" || name === "zsh" || name === "sh") return shellOptions(rest, shown);
   return [];
+}
+
+/**
+ * zsh's `setopt` and `unsetopt`, as zsh reads them: a flag word's letters
+ * act one way (`-` sets with setopt, `+` unsets; unsetopt the other way
+ * round), `k` being interactive_comments and `o` taking a name (attached or
+ * the next word); the names after the flags follow the command alone
+ * (`setopt +k braceccl` sets brace_ccl). `-m` names patterns: asked.
+ */
+function setoptOptions(rest: Word[], unset: boolean, shown: string): Deferred[] {
+  const found: Deferred[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (built(word)) return dynamic(shown);
+    if (!/^[-+]./.test(word.text)) {
+      found.push(...change(word.text, !unset, shown));
+      continue;
+    }
+    const set = (word.text[0] === "-") !== unset;
+    for (let j = 1; j < word.text.length; j++) {
+      const letter = word.text[j];
+      if (letter === "m") return dynamic(shown);
+      if (letter === "k") found.push(...change("interactivecomments", set, shown));
+      if (letter !== "o") continue;
+      let option = word.text.slice(j + 1);
+      if (option === "") {
+        const next = rest[++i];
+        if (next === undefined) break;
+        if (built(next)) return dynamic(shown);
+        option = next.text;
+      }
+      found.push(...change(option, set, shown));
+      break;
+    }
+  }
+  return found;
 }
 
 /** `set -o NAME`, `set +o NAME`, zsh's `set +k` (interactive_comments by its letter). */
@@ -231,13 +245,81 @@ function promptCode(code: Word): Deferred {
 }
 
 /**
- * A brace that may open a group brace_ccl expands: any `{` but `${`. (zsh
- * takes `{t","}` and `{t..}` as classes too, and quotes that keep a brace
- * literal are not told apart: such lines are asked about.)
+ * A brace that may open a group brace_ccl expands: any `{` but the one of
+ * `${` (zsh takes `{t","}`, `{t..}` and `{t${x}}` as classes too).
  */
-const CLASS_BRACES = /(?:^|[^$])\{/;
+function classBrace(line: string, i: number): boolean {
+  return line[i] === "{" && !(line[i - 1] === "$" && line[i - 2] !== "\\");
+}
+
 /** A `#` at the start of a word, where a comment would start. */
-const WORD_HASH = /(?:^|[\s;&|()<>])#/;
+function wordHash(line: string, i: number): boolean {
+  return line[i] === "#" && (i === 0 || /[\s;&|()<>]/.test(line[i - 1]));
+}
+
+/**
+ * Whether `line` has a character `at` accepts outside quotes: backslashes,
+ * '...', $'...' and "..." are followed, and with `comments` an unquoted `#`
+ * starting a word skips to the end of its line. Where the scan cannot follow
+ * the shell (a command substitution inside double quotes, whose quoting
+ * starts again; a backtick, whose backslashes are read twice; a
+ * here-document; a quote left open), every character from there on counts:
+ * such lines are asked about, as before quotes were followed.
+ */
+function hasUnquoted(
+  line: string,
+  at: (line: string, i: number) => boolean,
+  comments: boolean,
+): boolean {
+  const anyFrom = (from: number) => {
+    for (let i = from; i < line.length; i++) if (at(line, i)) return true;
+    return false;
+  };
+  if (line.includes("<<")) return anyFrom(0);
+  for (let i = 0; i < line.length;) {
+    const c = line[i];
+    if (c === "`") return anyFrom(i);
+    if (c === "\\") {
+      i += 2;
+    } else if (comments && wordHash(line, i)) {
+      const end = line.indexOf("\n", i);
+      if (end < 0) return false;
+      i = end;
+    } else if (at(line, i)) {
+      return true;
+    } else if (c === "'" || c === '"' || (c === "$" && line[i + 1] === "'")) {
+      // $'...' has escapes; '...' has none.
+      const quoted = c === "$" ? quotedEnd(line, i + 1, true) : quotedEnd(line, i, c === '"');
+      if (quoted.end === undefined) return anyFrom(quoted.unsure);
+      i = quoted.end;
+    } else {
+      i++;
+    }
+  }
+  return false;
+}
+
+/**
+ * Where the quoted text opening at `open` ends (the index after its quote),
+ * or where a scan of it stops being sure: a quote left open, a command
+ * substitution inside double quotes.
+ */
+function quotedEnd(
+  line: string,
+  open: number,
+  escapes: boolean,
+): { end?: number; unsure: number } {
+  const close = line[open];
+  for (let j = open + 1; j < line.length; j++) {
+    const c = line[j];
+    if (escapes && c === "\\") j++;
+    else if (c === close) return { end: j + 1, unsure: j + 1 };
+    else if (close === '"' && (c === "`" || (c === "$" && line[j + 1] === "("))) {
+      return { unsure: j };
+    }
+  }
+  return { unsure: open };
+}
 
 /**
  * Why the shell that reads `line` reads it otherwise than the parser, with
@@ -250,14 +332,14 @@ export function readingStateUnknowns(
   state: ShellState | undefined,
 ): { reason: string; via: string[] }[] {
   const unknowns: { reason: string; via: string[] }[] = [];
-  if (state?.braceCcl && CLASS_BRACES.test(line)) {
+  if (state?.braceCcl && hasUnquoted(line, classBrace, !state.commentsOff)) {
     unknowns.push({
       reason:
         "zsh's brace_ccl is on in this shell: {abc} expands to a b c ({t}ouch is touch), so the words of the line cannot be known",
       via: [],
     });
   }
-  if (state?.commentsOff && WORD_HASH.test(line)) {
+  if (state?.commentsOff && hasUnquoted(line, wordHash, false)) {
     unknowns.push({
       reason:
         "interactive_comments is off in this shell: what follows a # runs, so the line cannot be read as the shell reads it",

@@ -149,6 +149,22 @@ function editorOption(first: string, args: Word[], zsh: boolean): "named" | "unk
 /** An argument that assigns to a name written in the line (`NAME=`, `NAME[...]+=`). */
 const STATIC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
+/**
+ * Questions about interactive_comments that cannot change it, in a line
+ * lower-cased and without `_`: bash's `shopt [-p] [-q] NAME...` and zsh's
+ * `[[ -o NAME ]]` / `[[ ! -o NAME ]]`.
+ */
+const COMMENTS_QUESTIONS = [
+  /(^|[\s;&|(!{])shopt(\s+-[pq]+)*(\s+[a-z0-9]+)*?\s+interactivecomments(?=$|[\s;&|)}])/g,
+  /\[\[\s+(!\s+)?-o\s+interactivecomments\s+\]\]/g,
+];
+
+/** Whether a line (lower-cased, without `_`) names interactive_comments other than to ask about it. */
+function changesComments(line: string): boolean {
+  const rest = COMMENTS_QUESTIONS.reduce((text, question) => text.replace(question, " "), line);
+  return rest.includes("interactivecomments");
+}
+
 /** Why a line would switch the check off or around it, or null. */
 export async function tampersWithCheck(typed: TypedLine): Promise<string | null> {
   const named = HOOK_NAMES.exec(typed.line);
@@ -156,7 +172,7 @@ export async function tampersWithCheck(typed: TypedLine): Promise<string | null>
   // `#` starts a comment only with interactive_comments (zsh's is off by default and
   // termbridge's start-up file turns it on): the check reads the line that way.
   if (
-    typed.line.toLowerCase().replaceAll("_", "").includes("interactivecomments") ||
+    changesComments(typed.line.toLowerCase().replaceAll("_", "")) ||
     /(^|[\s;&|(])(set|setopt|unsetopt)\s+[-+][a-zA-Z]*k/.test(typed.line)
   ) {
     return "it changes how the shell reads # comments";

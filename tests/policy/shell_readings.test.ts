@@ -250,6 +250,15 @@ describeAsked("policy: a zsh session with brace_ccl on: any brace but ${", polic
   ["a range with one end", "env -u {t..}ouch echo m", /brace_ccl is on in this shell/],
   ["a nested list", "env -u {t{,}}ouch echo m", /brace_ccl is on in this shell/],
   ["an expansion inside", "x=o; env -u {t${x}}uch echo m", /brace_ccl is on|no word or several/],
+  // Where the scan of quotes cannot follow the shell, it asks (the reviewer's f04 fix).
+  ["a brace after an escaped $", "env \\${t}ouch m", /brace_ccl is on/],
+  ["$'...' with an escaped quote", "echo \\$'\\' ; env {t}ouch m ; echo ''", /brace_ccl is on/],
+  ["a substitution inside double quotes", 'echo "$(env {t}ouch m)"', /brace_ccl is on/],
+  ["a backtick", "echo `env \\\\'{t}ouch m\\\\'`", /brace_ccl is on/],
+  ["a here-document", "cat <<E\n'\nE\nenv {t}ouch m\necho ''", /brace_ccl is on/],
+  ["a quote left open", "echo '{x}", /brace_ccl is on|not complete/],
+  ["a line after a comment", "echo # it's\nenv {t}ouch m\necho ''", /brace_ccl is on/],
+  ["inside ${...:-word}", "echo ${x:-{t}ouch}", /brace_ccl is on/],
 ]);
 
 describeAllowed(
@@ -259,6 +268,11 @@ describeAllowed(
   [
     "echo ${HOME}",
     "ls",
+    // Quoted braces are literal in zsh too (the reviewer's f04: these were asked about).
+    "awk '{print $1}' f",
+    `echo "{t}ouch" $'{x}' \\{y}`,
+    'echo "a\\"{b}"',
+    "echo hi # {t}ouch",
   ],
 );
 
@@ -269,6 +283,9 @@ describeAsked(
   [
     ["after a space", "echo hi #; touch m", /interactive_comments is off in this shell/],
     ["at the start", "#x; touch m", /interactive_comments is off in this shell/],
+    ["after a quoted one", `echo "#" #; touch m`, /interactive_comments is off in this shell/],
+    // (The parser reads a comment there: the line is not complete for it either.)
+    ["in a substitution inside quotes", 'echo "$(echo #)"; touch m', /comments is off|complete/],
   ],
 );
 
@@ -280,6 +297,7 @@ describeAllowed(
     "echo $#",
     "echo a#b",
     "ls",
+    `echo "issue #12" '#13' \\#14`,
   ],
 );
 
@@ -295,3 +313,33 @@ describeAllowed("policy: option letters ending in o, with the name apart", polic
   "set -euo pipefail; ls",
   "setopt extendedglob",
 ]);
+
+// zsh's setopt and unsetopt, as zsh reads them (checked against zsh 5.9): a flag word's sign
+// says which way its letters go (reversed for unsetopt); names after flags follow the command.
+describeAsked(
+  "policy: setopt and unsetopt that turn a reading option the harmful way",
+  policy,
+  CONTEXT,
+  [
+    ["setopt -o", "setopt -o braceccl", /brace_ccl on/],
+    ["unsetopt +o", "unsetopt +o brace_ccl", /brace_ccl on/],
+    ["a name after a flag", "setopt +x braceccl", /brace_ccl on/],
+    ["setopt +k", "setopt +k", /interactive_comments off/],
+    ["unsetopt -k", "unsetopt -k", /interactive_comments off/],
+    ["unsetopt -o", "unsetopt -o interactive_comments", /interactive_comments off/],
+  ],
+);
+
+describeAllowed(
+  "policy: setopt and unsetopt that turn a reading option the safe way",
+  policy,
+  CONTEXT,
+  [
+    "setopt +o braceccl",
+    "setopt +obraceccl",
+    "unsetopt -o braceccl",
+    "setopt -k",
+    "unsetopt +k",
+    "setopt -o interactive_comments",
+  ],
+);

@@ -72,6 +72,13 @@ const REFUSED: ["bash" | "zsh", string][] = [
   ["zsh", "unsetopt 'z'le"],
   ["zsh", "setopt no_'z'le"],
   ["zsh", "trap 'set +''Z' USR1"],
+  // interactive_comments changed, also beside a question about it.
+  ["bash", "shopt -u interactive_comments"],
+  ["bash", "shopt -pu interactive_comments"],
+  ["bash", "shopt -q interactive_comments; shopt -u interactive_comments"],
+  ["bash", "echo interactive_comments"],
+  ["zsh", "unsetopt -o INTERACTIVE_COMMENTS"],
+  ["zsh", "[[ -o interactivecomments ]] && unsetopt interactivecomments"],
 ];
 
 const ALLOWED: ["bash" | "zsh", string][] = [
@@ -96,6 +103,12 @@ const ALLOWED: ["bash" | "zsh", string][] = [
   ["zsh", "set -o vi"],
   ["zsh", "emulate -L zsh"],
   ["zsh", "bindkey_help=1; echo zle"],
+  // Questions about interactive_comments (the reviewer's f09: these were refused).
+  ["bash", "shopt -p interactive_comments"],
+  ["bash", "shopt -q interactive_comments && echo on"],
+  ["bash", "shopt -p extglob interactive_comments"],
+  ["zsh", "[[ -o interactivecomments ]] && echo on"],
+  ["zsh", "[[ ! -o INTERACTIVE_COMMENTS ]] || echo on"],
 ];
 
 describe("sessions: lines that would change the typed-line check", () => {
