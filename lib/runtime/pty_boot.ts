@@ -30,6 +30,19 @@ const CHUNK = 64 * 1024;
 const BUDGET = 4 * CHUNK;
 const WAKE = new Uint8Array(new BigUint64Array([1n]).buffer);
 
+/**
+ * Calls a terminal's handler of its output or of its end. One loop reads
+ * every terminal, so a handler that throws must not end it: the error is
+ * printed and the reading goes on, for that terminal too.
+ */
+export function handOn<T>(handler: (value: T) => void, value: T): void {
+  try {
+    handler(value);
+  } catch (error) {
+    console.error("termbridge: a terminal's output handler failed (reading goes on):", error);
+  }
+}
+
 /** The masters' reader while the worker starts. */
 export class BootReader {
   #libc: Libc;
@@ -96,7 +109,7 @@ export class BootReader {
       if (n > 0) {
         budget -= n;
         this.bytesRead += n;
-        entry.onData(this.#buffer.subarray(0, n));
+        handOn(entry.onData, this.#buffer.subarray(0, n));
         if (entries.get(entry.fd) !== entry) return; // Closed by its consumer.
         continue;
       }
@@ -104,7 +117,7 @@ export class BootReader {
       if (code === EAGAIN) return;
       if (code === EINTR) continue;
       entries.delete(entry.fd); // EIO (every slave closed) or end of file.
-      entry.onEnd();
+      handOn(entry.onEnd, undefined);
       return;
     }
   }

@@ -17,7 +17,7 @@
  */
 
 import { EAGAIN, EFD_CLOEXEC, EFD_NONBLOCK, EINTR, type Libc } from "./libc.ts";
-import { BootReader, type PollAsync } from "./pty_boot.ts";
+import { BootReader, handOn, type PollAsync } from "./pty_boot.ts";
 import { LAYOUT, RECORD, sharedBytes, SLOT } from "./pty_reader_worker.ts";
 
 /** The worker as the runtime started it. */
@@ -298,7 +298,7 @@ export class PtyReader {
       this.#release(consumed);
       taken += filled;
       const entry = this.#entries.get(fd);
-      entry?.onData(this.#gather.subarray(0, filled));
+      if (entry !== undefined) handOn(entry.onData, this.#gather.subarray(0, filled));
     }
   }
 
@@ -315,7 +315,7 @@ export class PtyReader {
     if (code === RECORD.END) {
       // The worker no longer polls it; the table loses it at the next change (its close).
       this.#entries.delete(fd);
-      entry.onEnd();
+      handOn(entry.onEnd, undefined);
     } else if (code === RECORD.WRITABLE) {
       this.#flush(entry);
       if (entry.pending.length > 0) this.#changed(); // Ask again.

@@ -8,7 +8,9 @@ import xterm from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { linesToSkip } from "./flood_skip.ts";
+import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
+import { fillScreenRows, fixEraseAbove } from "./xterm_fixes.ts";
 
 /** Size and history of an emulator. */
 export interface EmulatorOptions {
@@ -25,18 +27,21 @@ export interface Cursor {
 }
 
 /**
- * `writeSync` parses in the caller's turn. xterm's public `write` parses on a
- * timer and silently discards input once ~50 MB are pending; it is marked
- * internal, so the version of `@xterm/headless` is pinned and tests cover it.
- * The cursor's visibility and the mouse encoding have no public getter either.
+ * The input handler's `parse` parses in the caller's turn (what xterm's
+ * `writeSync` does, without its queue, whose state a parser exception left
+ * stuck). xterm's public `write` parses on a timer and silently discards
+ * input once ~50 MB are pending; these are internal, so the version of
+ * `@xterm/headless` is pinned and tests cover it. The cursor's visibility
+ * and the mouse encoding have no public getter either.
  */
 export interface XtermCore {
   writeSync(data: Uint8Array | string): void;
   coreService: { isCursorHidden: boolean; modes: { insertMode: boolean } };
   coreMouseService: { activeEncoding: string };
   _inputHandler: {
+    parse(data: Uint8Array | string): unknown;
     _processSGR0?(attr: XtermAttributes): void;
-    _parser?: { currentState: number };
+    _parser?: { currentState: number; reset?(): void };
   };
   buffer: { scrollTop: number; scrollBottom: number; lines: { get(index: number): unknown } };
 }
@@ -170,6 +175,8 @@ export class Emulator {
   #skipped = 0;
   #title = "";
   #serializer: SerializeAddon | undefined;
+  #rowTexts: RowTexts;
+  #failure: string | undefined;
 
   constructor(options: EmulatorOptions) {
     this.#scrollback = options.scrollback;
@@ -186,6 +193,8 @@ export class Emulator {
     this.#core = (this.#term as unknown as { _core: XtermCore })._core;
     resetWithoutCopy(this.#core);
     copyLinesWithoutGarbage(this.#core.buffer.lines.get(0));
+    fixEraseAbove(this.#core._inputHandler);
+    this.#rowTexts = new RowTexts(this.#core as unknown as RowTextsCore, () => this.#term.rows);
   }
 
   /**
@@ -213,7 +222,7 @@ export class Emulator {
       }
       const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
       if (skip.from > 0) {
-        this.#core.writeSync(skip.prelude);
+        this.#feed(skip.prelude);
         bytes = bytes.subarray(skip.from);
         this.#skipped += skip.from;
       }
@@ -222,8 +231,34 @@ export class Emulator {
   }
 
   #parse(bytes: Uint8Array | string): void {
-    this.#core.writeSync(bytes);
+    this.#feed(bytes);
     if (bytes.length > 0) this.#lastByte = typeof bytes === "string" ? 0 : bytes[bytes.length - 1];
+  }
+
+  /**
+   * Hands bytes to xterm's parser. Should xterm throw (a bug a program's
+   * output reached; see `xterm_fixes.ts` for those known), the rest of the
+   * chunk is lost to the screen, not to the logs: the parser goes back to
+   * its ground state, the screen gets all its rows, and `takeFailure` says
+   * what happened; the emulator goes on with the next chunk.
+   */
+  #feed(data: Uint8Array | string): void {
+    const handler = this.#core._inputHandler;
+    try {
+      this.#rowTexts.write(() => handler.parse(data));
+    } catch (error) {
+      this.#rowTexts.forget();
+      handler._parser?.reset?.();
+      fillScreenRows(this.#core.buffer, this.#term.rows);
+      this.#failure ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    }
+  }
+
+  /** What xterm failed on since the last call (see `#feed`), once; undefined when nothing. */
+  takeFailure(): string | undefined {
+    const failure = this.#failure;
+    this.#failure = undefined;
+    return failure;
   }
 
   /** Bytes of lines not parsed because they would have scrolled out unseen. */
@@ -281,6 +316,8 @@ export class Emulator {
   /** Changes the size; lines re-wrap as in xterm. */
   resize(cols: number, rows: number): void {
     this.#term.resize(cols, rows);
+    fillScreenRows(this.#core.buffer, rows);
+    this.#rowTexts.forget();
   }
 
   /** Empties the screen and the scrollback and homes the cursor; modes are kept. */
@@ -290,7 +327,13 @@ export class Emulator {
 
   /** Lines of the screen (see `readLines`). */
   lines(scope: ScreenScope, joinWrapped = false): string[] {
-    return readLines(this.#term.buffer.active, this.#term.rows, scope, joinWrapped);
+    return readLines(
+      this.#term.buffer.active,
+      this.#term.rows,
+      scope,
+      joinWrapped,
+      (y, line) => this.#rowTexts.text(y, line),
+    );
   }
 
   get cols(): number {

@@ -11,17 +11,23 @@ export type ScreenScope = "visible" | "all";
 /** What an empty screen reads as. */
 export const EMPTY_SCREEN = "(empty terminal)";
 
+/** Row `y`'s text without trailing blanks; `line` is xterm's view of it. */
+export type RowText = (y: number, line: xterm.IBufferLine) => string;
+
+const freshText: RowText = (_y, line) => line.translateToString(true).trimEnd();
+
 /**
  * Returns the lines of `buffer` with trailing spaces (written or not) and
  * trailing blank lines removed. Wide characters come out once, without padding for their second
  * cell. With `joinWrapped`, a line the terminal soft-wrapped is joined to the
- * line it continues.
+ * line it continues. `rowText` may give rows read before (see `RowTexts`).
  */
 export function readLines(
   buffer: xterm.IBuffer,
   rows: number,
   scope: ScreenScope,
   joinWrapped: boolean,
+  rowText: RowText = freshText,
 ): string[] {
   const start = scope === "visible" ? buffer.viewportY : 0;
   const end = scope === "visible" ? buffer.viewportY + rows : buffer.length;
@@ -31,7 +37,7 @@ export function readLines(
     if (line === undefined) break;
     // A row that wraps onto the next one is full: its trailing spaces are text.
     const wrapsOn = joinWrapped && y + 1 < end && buffer.getLine(y + 1)?.isWrapped === true;
-    const text = wrapsOn ? line.translateToString(false) : line.translateToString(true).trimEnd();
+    const text = wrapsOn ? line.translateToString(false) : rowText(y, line);
     if (joinWrapped && line.isWrapped && y > start) lines[lines.length - 1] += text;
     else lines.push(text);
   }

@@ -139,6 +139,8 @@ export class Terminal {
   #size: { cols: number; rows: number; scrollback: number };
   #exitStatus: ExitStatus | null = null;
   #disposed = false;
+  /** Whether the emulator failed on this program's output (said once, in the output). */
+  #emulatorFailed = false;
   /** Every process the program starts, wherever it goes; null without containment. */
   readonly #cgroup: TerminalCgroup | null;
   #killedByUs = false;
@@ -575,6 +577,13 @@ export class Terminal {
     // Straight into the log, as bytes: a flood makes no strings on the way (see pushInto).
     this.#plain.pushInto(bytes, this.#text);
     this.#emulator?.write(shown);
+    const failure = this.#emulator?.takeFailure();
+    if (failure !== undefined && !this.#emulatorFailed) {
+      this.#emulatorFailed = true;
+      this.announce(
+        `the screen emulator (xterm.js) failed on this output (${failure}): the screen may miss part of it; the output logs have all of it`,
+      );
+    }
     for (const { osc, at } of this.#plain.takeOscMarks()) {
       for (const listener of this.#oscListeners) listener(osc, base + at);
     }

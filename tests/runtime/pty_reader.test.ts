@@ -102,4 +102,30 @@ describe("runtime: pty reader", () => {
     }
     assert.equal(output.join(""), `ready\n${md5}  -\n`); // raw: no CR added
   });
+
+  it("runtime: a handler that throws loses nothing of its own terminal's output or of another's", async () => {
+    // One loop reads every terminal: a handler's exception (an emulator bug reached by a program's
+    // output stopped every terminal of a process once) is printed, and the reading goes on.
+    const decoder = new TextDecoder();
+    let thrower = "", other = "";
+    let ended = false;
+    const first = start(["sh", "-c", "echo one; sleep 0.3; echo two"], (bytes) => {
+      thrower += decoder.decode(bytes);
+      throw new Error("a handler's own failure (expected in this test)");
+    });
+    const second = start(["sh", "-c", "sleep 0.5; echo three"], (bytes) => {
+      other += decoder.decode(bytes);
+    });
+    try {
+      const deadline = performance.now() + 10_000;
+      await until(() =>
+        (thrower.includes("two") && other.includes("three")) || performance.now() > deadline
+      );
+      ended = thrower.includes("two") && other.includes("three");
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+    assert.ok(ended, `the output after the failure: ${JSON.stringify({ thrower, other })}`);
+    assert.match(thrower, /one\r\n(.|\n)*two/);
+  });
 });

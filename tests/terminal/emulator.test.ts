@@ -74,3 +74,66 @@ describe("emulator: SGR 0 without a copy of the extended attributes", () => {
     });
   }
 });
+
+describe("emulator: xterm.js bugs a program's output reached", () => {
+  it("emulator: erase above (ED 1) from the bottom-right corner of a new screen or the alternate screen", () => {
+    // xterm 6.0 threw a TypeError out of its parser here (no line below the bottom row).
+    for (const prefix of ["", "\x1b[?1049h"]) {
+      const emulator = new Emulator({ cols: 10, rows: 3, scrollback: 100 });
+      emulator.write(`${prefix}one\r\ntwo\r\nthree\x1b[999;999H\x1b[1J`);
+      emulator.write("\x1b[1;1Hafter");
+      assert.deepEqual(emulator.lines("visible"), ["after"]);
+      assert.equal(emulator.takeFailure(), undefined);
+      emulator.dispose();
+    }
+  });
+
+  it("emulator: erase above at the end of a row unwraps the row below it, not a line of the scrollback", () => {
+    const emulator = new Emulator({ cols: 10, rows: 3, scrollback: 100 });
+    emulator.write(Array.from({ length: 6 }, (_, i) => `old ${i}`).join("\r\n"));
+    // A 15-character line wraps from row 2 onto row 3; the cursor goes to row 2's last column.
+    emulator.write("\r\nabcdefghijklmno\x1b[2;10H\x1b[1J");
+    // (xterm 6.0 unwrapped the scrollback's third line instead: "klmno" read as row 2's rest.)
+    assert.deepEqual(emulator.lines("visible", true), ["", "", "klmno"]);
+    emulator.dispose();
+  });
+
+  it("emulator: a line feed on the alternate screen after it was resized smaller, then taller", () => {
+    // xterm 6.0 left the alternate screen with fewer lines than rows; the next line feed threw.
+    const emulator = new Emulator({ cols: 40, rows: 10, scrollback: 15 });
+    emulator.resize(34, 3);
+    emulator.write("\x1b[?1049h\n\n\n\n\n\n\n\n\n\x1bM");
+    emulator.resize(28, 8);
+    emulator.write("\n");
+    emulator.resize(29, 14);
+    emulator.write("\n\nend");
+    assert.equal(emulator.takeFailure(), undefined);
+    assert.equal(emulator.lines("visible").at(-1), "end");
+    emulator.dispose();
+  });
+
+  it("emulator: should xterm throw on some output, the rest is parsed and the failure is told once", () => {
+    // A fault put into xterm for this test: its erase in line (CSI K) throws.
+    const probe = new xterm.Terminal({ cols: 10, rows: 1, allowProposedApi: true });
+    const handler = (probe as unknown as { _core: XtermCore })._core._inputHandler;
+    const prototype = Object.getPrototypeOf(handler) as {
+      eraseInLine(...args: unknown[]): boolean;
+    };
+    const eraseInLine = prototype.eraseInLine;
+    prototype.eraseInLine = () => {
+      throw new TypeError("a fault put in for this test");
+    };
+    const emulator = new Emulator({ cols: 20, rows: 3, scrollback: 10 });
+    try {
+      emulator.write("one\x1b[Klost");
+      emulator.write("\r\n\x1b[31mtwo\x1b[0m");
+      assert.deepEqual(emulator.lines("visible"), ["one", "two"]);
+      assert.equal(emulator.takeFailure(), "TypeError: a fault put in for this test");
+      assert.equal(emulator.takeFailure(), undefined);
+    } finally {
+      prototype.eraseInLine = eraseInLine;
+      emulator.dispose();
+      probe.dispose();
+    }
+  });
+});

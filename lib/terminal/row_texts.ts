@@ -1,0 +1,120 @@
+/**
+ * The text of the visible rows, kept between reads. A wait checks the screen
+ * after every chunk of output, and reading a full 120x40 screen from xterm
+ * cost 30-55 us, as much as parsing an echo (bench/terminal.ts's round trip):
+ * most chunks change a row or two, so only those are read again.
+ *
+ * What changed is known from xterm's own bookkeeping, which its renderer
+ * relies on: the parser marks every row whose cells it changes and every row
+ * the cursor visits (relative to the row base, between `start` and `end` of
+ * its dirty-row tracker), and the buffer service reports each scroll. A line
+ * keeps its text when it moves (lines are objects, kept by object here), so
+ * a scroll only brings in one changed line, at the bottom of the scroll
+ * region (forgotten at the scroll too, in case no mark covers it). xterm also
+ * marks the whole scroll region on each scroll, for a renderer to repaint
+ * it; that mark is left out here (headless xterm has no renderer), else
+ * every scroll would forget every row. tests/terminal/row_texts.test.ts
+ * compares every read with xterm read afresh, over random output.
+ * @module
+ */
+
+import type xterm from "@xterm/headless";
+
+/** A line of xterm's buffer, as the cache knows it: only as a key. */
+type Line = object;
+
+/** The parts of xterm's core the cache reads (internal: the version is pinned and tested). */
+export interface RowTextsCore {
+  buffer: {
+    ybase: number;
+    ydisp: number;
+    scrollBottom: number;
+    lines: { length: number; get(index: number): Line | undefined };
+  };
+  _inputHandler: {
+    _dirtyRowTracker?: { start: number; end: number };
+    markRangeDirty?(start: number, end: number): void;
+  };
+  _bufferService?: { onScroll?(listener: () => void): unknown };
+}
+
+/** Texts of the visible rows last read, forgotten where a write may have changed them. */
+export class RowTexts {
+  #core: RowTextsCore;
+  #rows: () => number;
+  #texts = new Map<Line, string>();
+  /** Scrolls during the write under way. */
+  #scrolls = 0;
+  /** False where xterm lacks what the cache relies on: every read is then fresh. */
+  #enabled: boolean;
+
+  constructor(core: RowTextsCore, rows: () => number) {
+    this.#core = core;
+    this.#rows = rows;
+    const handler = core._inputHandler;
+    const onScroll = core._bufferService?.onScroll;
+    this.#enabled = handler._dirtyRowTracker !== undefined &&
+      typeof handler.markRangeDirty === "function" && typeof onScroll === "function";
+    if (!this.#enabled) return;
+    // The region's repaint mark after each scroll: the scroll is followed here instead.
+    handler.markRangeDirty = () => {};
+    onScroll!.call(core._bufferService, () => this.#scrolled());
+  }
+
+  /** Runs `parse` (one write to xterm), then forgets the rows it may have changed. */
+  write(parse: () => void): void {
+    const buffer = this.#core.buffer;
+    this.#scrolls = 0;
+    parse();
+    if (this.#texts.size === 0) return;
+    const now = this.#core.buffer;
+    const tracker = this.#core._inputHandler._dirtyRowTracker;
+    if (now !== buffer || tracker === undefined) {
+      this.forget(); // The other screen (or a reset): other lines altogether.
+      return;
+    }
+    // A row marked before a scroll has moved up since (lines scroll out into the scrollback,
+    // or up inside a scroll region); rows that moved down were marked with their whole region.
+    // (Not bounded by the buffer's length: after the alternate screen shrinks, xterm's screen
+    // may end past it, where its list still hands out, and writes, a line left there.)
+    const from = Math.max(0, now.ybase + tracker.start - this.#scrolls);
+    const to = now.ybase + tracker.end;
+    if (to - from >= this.#rows()) {
+      this.forget();
+      return;
+    }
+    for (let i = from; i <= to; i++) {
+      const line = now.lines.get(i);
+      if (line !== undefined) this.#texts.delete(line);
+    }
+  }
+
+  /** Forgets every row (a resize re-wraps them all). */
+  forget(): void {
+    this.#texts.clear();
+  }
+
+  /** Row `y`'s text without trailing blanks (`line` is xterm's public view of it). */
+  text(y: number, line: xterm.IBufferLine): string {
+    const buffer = this.#core.buffer;
+    const visible = this.#enabled && y >= buffer.ydisp && y < buffer.ydisp + this.#rows();
+    const key = visible ? buffer.lines.get(y) : undefined;
+    const known = key === undefined ? undefined : this.#texts.get(key);
+    if (known !== undefined) return known;
+    const text = line.translateToString(true).trimEnd();
+    if (key !== undefined) this.#texts.set(key, text);
+    return text;
+  }
+
+  #scrolled(): void {
+    this.#scrolls++;
+    const buffer = this.#core.buffer;
+    // The line the scroll brought in (a new one, or the oldest of a full scrollback, blanked).
+    const entered = buffer.lines.get(buffer.ybase + buffer.scrollBottom);
+    if (entered !== undefined) this.#texts.delete(entered);
+    // The line that left the screen for the scrollback: kept texts are the screen's only.
+    const left = buffer.ybase > 0 ? buffer.lines.get(buffer.ybase - 1) : undefined;
+    if (left !== undefined) this.#texts.delete(left);
+    if (this.#texts.size > 2 * this.#rows()) this.forget(); // Lines dropped from a region.
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Fixes of xterm.js bugs that a program's output can reach (the version of
+ * `@xterm/headless` is pinned; each fix checks that what it replaces is
+ * there, and leaves xterm as it is otherwise).
+ * @module
+ */
+
+/** A line of xterm's buffer, as far as the fix touches it. */
+interface WrappedLine {
+  isWrapped: boolean;
+}
+
+/** xterm's `InputHandler`, as far as erasing in the display touches it. */
+interface EraseHandler {
+  eraseInDisplay(params: { params: ArrayLike<number> }, respectProtect?: boolean): boolean;
+  _activeBuffer: {
+    x: number;
+    y: number;
+    ybase: number;
+    lines: { get(index: number): WrappedLine | undefined };
+  };
+  _bufferService: { cols: number };
+  _dirtyRowTracker: { markDirty(y: number): void };
+  _restrictCursor(cols: number): void;
+  _eraseInBufferLine(
+    y: number,
+    start: number,
+    end: number,
+    clearWrap: boolean,
+    respectProtect: boolean,
+  ): void;
+  _resetBufferLine(y: number, respectProtect: boolean): void;
+}
+
+/**
+ * xterm 6.0's ED 1 (`ESC [ 1 J`, erase from the top to the cursor) with the
+ * cursor in the last column unwraps the line below the cursor, but finds it
+ * by its row on the screen without the scrollback above: another line when
+ * there is scrollback, and none at all on the bottom row of a screen without
+ * (the alternate screen, or a terminal that has not scrolled yet), where it
+ * threw a TypeError out of the parser. `printf '\e[999;999H\e[1J'` stopped
+ * the reading of every terminal of a termbridge process that way. Here the
+ * line below is found as xterm.js's own later fix does (PR #5995), and left
+ * alone when there is none; other ED requests go to xterm's handler.
+ */
+export function fixEraseAbove(handler: unknown): void {
+  const h = handler as Partial<EraseHandler>;
+  const needed = [
+    h.eraseInDisplay,
+    h._restrictCursor,
+    h._eraseInBufferLine,
+    h._resetBufferLine,
+    h._dirtyRowTracker?.markDirty,
+  ];
+  if (needed.some((method) => typeof method !== "function")) return;
+  const fixed = h as EraseHandler;
+  const erase = fixed.eraseInDisplay.bind(fixed);
+  fixed.eraseInDisplay = (params, respectProtect = false) => {
+    if (params.params[0] !== 1) return erase(params, respectProtect);
+    const buffer = fixed._activeBuffer;
+    const cols = fixed._bufferService.cols;
+    fixed._restrictCursor(cols);
+    let y = buffer.y;
+    fixed._dirtyRowTracker.markDirty(y);
+    fixed._eraseInBufferLine(y, 0, buffer.x + 1, true, respectProtect);
+    if (buffer.x + 1 >= cols) {
+      const below = buffer.lines.get(buffer.ybase + y + 1);
+      if (below !== undefined) below.isWrapped = false;
+    }
+    while (y--) fixed._resetBufferLine(y, respectProtect);
+    fixed._dirtyRowTracker.markDirty(0);
+    return true;
+  };
+}
+
+/** xterm's active buffer, as far as filling its screen touches it. */
+interface ScreenBuffer {
+  ybase: number;
+  ydisp: number;
+  lines: { length: number; maxLength: number; push(line: unknown): void };
+  getBlankLine(attributes: undefined): unknown;
+}
+
+/**
+ * xterm 6.0's resize can leave the alternate screen with fewer lines than
+ * the screen has rows (it keeps a scrollback of its own when it was first
+ * made taller than it is used, and growing it again loses track): the next
+ * line feed on a missing row threw a TypeError out of the parser (a
+ * full-screen program's output after two resizes). After a resize, blank
+ * lines are added at the bottom until every row of the screen has one, as
+ * a taller screen shows them.
+ */
+export function fillScreenRows(buffer: unknown, rows: number): void {
+  const b = buffer as Partial<ScreenBuffer>;
+  const lines = b.lines;
+  if (lines === undefined || typeof b.getBlankLine !== "function" || b.ybase === undefined) return;
+  while (lines.length < b.ybase + rows && lines.length < lines.maxLength) {
+    lines.push(b.getBlankLine(undefined));
+  }
+  if (lines.length < b.ybase + rows) b.ybase = b.ydisp = Math.max(0, lines.length - rows);
+}
