@@ -10,7 +10,7 @@ import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { linesToSkip } from "./flood_skip.ts";
 import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
-import { fillScreenRows, fixEraseAbove } from "./xterm_fixes.ts";
+import { afterResize, fillScreenRows, fixXterm } from "./xterm_fixes.ts";
 
 /** Size and history of an emulator. */
 export interface EmulatorOptions {
@@ -193,7 +193,7 @@ export class Emulator {
     this.#core = (this.#term as unknown as { _core: XtermCore })._core;
     resetWithoutCopy(this.#core);
     copyLinesWithoutGarbage(this.#core.buffer.lines.get(0));
-    fixEraseAbove(this.#core._inputHandler);
+    fixXterm(this.#core);
     this.#rowTexts = new RowTexts(this.#core as unknown as RowTextsCore, () => this.#term.rows);
   }
 
@@ -316,7 +316,7 @@ export class Emulator {
   /** Changes the size; lines re-wrap as in xterm. */
   resize(cols: number, rows: number): void {
     this.#term.resize(cols, rows);
-    fillScreenRows(this.#core.buffer, rows);
+    afterResize(this.#core, rows);
     this.#rowTexts.forget();
   }
 

@@ -99,3 +99,61 @@ export function fillScreenRows(buffer: unknown, rows: number): void {
   }
   if (lines.length < b.ybase + rows) b.ybase = b.ydisp = Math.max(0, lines.length - rows);
 }
+
+/** xterm's core, as far as bounding the counts of CSI requests touches it. */
+interface CountsCore {
+  registerCsiHandler(
+    id: { final: string; intermediates?: string },
+    handler: (params: { length: number; params: Int32Array }) => boolean,
+  ): unknown;
+  _bufferService: { cols: number; rows: number; buffer: { lines: { maxLength: number } } };
+}
+
+/**
+ * xterm 6.0 does some CSI requests once per unit of their count, however
+ * large: `ESC [ 2147483647 L` (insert lines; also M, S, T, and the tab moves
+ * I and Z) held the parser, and every terminal of the process, for half an
+ * hour, and REP (`b`) made a buffer of the count's size (out of memory on
+ * Bun, gigabytes on Deno). Counts past what can change the screen are
+ * brought down first, leaving the same screen: lines to the rows, tab moves
+ * to the columns, and REP to enough characters to fill the screen and the
+ * scrollback, keeping where the last one lands (the count modulo a whole
+ * number of rows of narrow or wide characters). xterm's own handlers then
+ * run as usual.
+ */
+export function boundCounts(core: unknown): void {
+  const c = core as Partial<CountsCore>;
+  if (typeof c.registerCsiHandler !== "function" || c._bufferService === undefined) return;
+  const service = c._bufferService;
+  const bound = (final: string, limit: (count: number) => number) => {
+    c.registerCsiHandler!({ final }, (params) => {
+      const count = params.params[0];
+      if (params.length > 0 && count > 1) params.params[0] = limit(count);
+      return false; // xterm's handler runs next.
+    });
+  };
+  for (const final of ["L", "M", "S", "T"]) bound(final, (n) => Math.min(n, service.rows));
+  for (const final of ["I", "Z"]) bound(final, (n) => Math.min(n, service.cols));
+  bound("b", (n) => {
+    const cols = service.cols;
+    const fill = (service.buffer.lines.maxLength + 2) * cols;
+    const period = cols * Math.max(1, Math.floor(cols / 2));
+    return n <= fill ? n : fill + ((n - fill) % period);
+  });
+}
+
+/** Applies the fixes above that hold for a terminal's life to xterm's core (`term._core`). */
+export function fixXterm(core: unknown): void {
+  fixEraseAbove((core as { _inputHandler?: unknown })._inputHandler);
+  boundCounts(core);
+}
+
+/**
+ * What a resize of xterm needs after it: both screens get a line for every
+ * row (the one not shown is used again later, when a full-screen program ends).
+ */
+export function afterResize(core: unknown, rows: number): void {
+  const buffers = (core as { buffers?: { normal: unknown; alt: unknown } }).buffers;
+  fillScreenRows(buffers?.normal, rows);
+  fillScreenRows(buffers?.alt, rows);
+}

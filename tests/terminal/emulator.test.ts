@@ -1,7 +1,9 @@
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import xterm from "@xterm/headless";
+import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { Emulator, resetWithoutCopy, type XtermCore } from "../../lib/terminal/emulator.ts";
+import { readLines } from "../../lib/terminal/screen.ts";
 
 describe("emulator: ANSI screen", () => {
   it("emulator: ansiScreen keeps colours and attributes of the visible rows only", () => {
@@ -134,6 +136,66 @@ describe("emulator: xterm.js bugs a program's output reached", () => {
       prototype.eraseInLine = eraseInLine;
       emulator.dispose();
       probe.dispose();
+    }
+  });
+});
+
+describe("emulator: counts and resizes a program's output cannot turn against the process", () => {
+  it("emulator: huge counts of insert/delete/scroll lines, tab moves and REP take no time", () => {
+    // xterm 6.0 looped once per unit: `ESC [ 2147483647 L` held every terminal ~30 min, REP ran
+    // out of memory (a sixth-session reviewer's f02 and f04).
+    for (const request of ["L", "M", "S", "T", "I", "Z", "b"]) {
+      const emulator = new Emulator({ cols: 80, rows: 24, scrollback: 100 });
+      const started = performance.now();
+      emulator.write(`one\r\ntwo\x1b[2;5Hx\x1b[2147483647${request}y`);
+      assert.ok(performance.now() - started < 2000, `CSI 2147483647 ${request} took under 2 s`);
+      assert.equal(emulator.takeFailure(), undefined);
+      emulator.dispose();
+    }
+  });
+
+  it("emulator: a count brought down leaves the screen xterm leaves with the whole count", () => {
+    // Counts xterm still does in milliseconds, against a plain xterm.js without the bound.
+    const cases = [
+      ...["L", "M", "S", "T"].map((final) => `\x1b[3;1r\x1b[2;5H\x1b[5000${final}z`),
+      ...["I", "Z"].map((final) => `\x1b[2;5H\x1b[5000${final}z`),
+      "x\x1b[200003b",
+      "\x1b[2;7H漢\x1b[100001bz",
+      "\x1b[?7lq\x1b[5003bz",
+      "\x1b[4hw\x1b[3007bz",
+    ];
+    for (const request of cases) {
+      const options = { cols: 11, rows: 4, scrollback: 6 };
+      const emulator = new Emulator(options);
+      const plain = new xterm.Terminal({ ...options, allowProposedApi: true });
+      plain.loadAddon(new Unicode11Addon());
+      plain.unicode.activeVersion = "11";
+      const output = `one\r\ntwo\r\n\tthree\r\nfour\r\nfive${request}`;
+      emulator.write(output);
+      (plain as unknown as { _core: XtermCore })._core.writeSync(output);
+      assert.deepEqual(
+        emulator.lines("all", true),
+        readLines(plain.buffer.active, options.rows, "all", true),
+        JSON.stringify(request),
+      );
+      const cursor = plain.buffer.active;
+      assert.deepEqual(emulator.cursor, { x: cursor.cursorX, y: cursor.cursorY }, request);
+      emulator.dispose();
+      plain.dispose();
+    }
+  });
+
+  it("emulator: the screen not shown gets its rows after a resize too (scrollback 0)", () => {
+    // Resized twice while a full-screen program ran, the normal screen had 1 line for 6 rows:
+    // once back on it, output on the bottom row threw out of xterm (the reviewer's f05).
+    for (const after of ["\x1b[6;1H$ ", "\x1b[6;10H\x1b[1J", "\x1b[2'~"]) {
+      const emulator = new Emulator({ cols: 5, rows: 3, scrollback: 0 });
+      emulator.write("aaaaa\r\nbbbbb\r\nccccc\x1b[2;1H\x1b[?1049h");
+      emulator.resize(3, 3);
+      emulator.resize(10, 6);
+      emulator.write(`\x1b[?1049l${after}`);
+      assert.equal(emulator.takeFailure(), undefined, JSON.stringify(after));
+      emulator.dispose();
     }
   });
 });
