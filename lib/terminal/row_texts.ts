@@ -118,7 +118,13 @@ export class RowTexts {
   }
 
   #scrolled(): void {
-    this.#scrolls++;
+    // A flood scrolls a thousand lines per chunk: once a screenful went by, nothing kept is
+    // on it any more, and the rest of the chunk's scrolls cost a count.
+    if (++this.#scrolls > this.#rows()) {
+      if (this.#texts.size > 0) this.forget();
+      return;
+    }
+    if (this.#texts.size === 0) return;
     const buffer = this.#core.buffer;
     // The line the scroll brought in (a new one, or the oldest of a full scrollback, blanked).
     const entered = buffer.lines.get(buffer.ybase + buffer.scrollBottom);
