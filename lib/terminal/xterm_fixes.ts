@@ -142,10 +142,26 @@ export function boundCounts(core: unknown): void {
   });
 }
 
+/**
+ * xterm 6.0 keeps every OSC 8 hyperlink it parses, with a marker on its line,
+ * until the line leaves the scrollback: a program redrawing a link in place
+ * 50,000 times (2 MB of output) added 217 MB, and each later line feed then
+ * walked every marker (1,100 line feeds: 0.8 s). termbridge reads text,
+ * cursor and colours from its emulator, never links (xterm's serializer,
+ * which writes ANSI screenshots and the browser view's starting snapshot,
+ * writes none; the output after it reaches the page's own xterm.js whole),
+ * so OSC 8 is taken and dropped here; the linked text shows.
+ */
+export function dropLinks(core: unknown): void {
+  const c = core as { registerOscHandler?(id: number, handler: () => boolean): unknown };
+  c.registerOscHandler?.(8, () => true);
+}
+
 /** Applies the fixes above that hold for a terminal's life to xterm's core (`term._core`). */
 export function fixXterm(core: unknown): void {
   fixEraseAbove((core as { _inputHandler?: unknown })._inputHandler);
   boundCounts(core);
+  dropLinks(core);
 }
 
 /**
