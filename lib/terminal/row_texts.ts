@@ -20,6 +20,7 @@
  */
 
 import type xterm from "@xterm/headless";
+import { freshText } from "./screen.ts";
 
 /** A line of xterm's buffer, as the cache knows it: only as a key. */
 type Line = object;
@@ -108,7 +109,7 @@ export class RowTexts {
     const key = visible ? buffer.lines.get(y) : undefined;
     const known = key === undefined ? undefined : this.#texts.get(key);
     if (known !== undefined) return known;
-    const text = line.translateToString(true).trimEnd();
+    const text = freshText(y, line);
     if (key === undefined) return text;
     // Lines xterm drops without a scroll (inserted or deleted lines, a screen left) stay keys
     // here until the next forget: bounded by starting over.

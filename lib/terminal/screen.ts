@@ -14,7 +14,8 @@ export const EMPTY_SCREEN = "(empty terminal)";
 /** Row `y`'s text without trailing blanks; `line` is xterm's view of it. */
 export type RowText = (y: number, line: xterm.IBufferLine) => string;
 
-const freshText: RowText = (_y, line) => line.translateToString(true).trimEnd();
+/** Row text read afresh from xterm. */
+export const freshText: RowText = (_y, line) => line.translateToString(true).trimEnd();
 
 /**
  * Returns the lines of `buffer` with trailing spaces (written or not) and

@@ -43,7 +43,7 @@ interface EraseHandler {
  * line below is found as xterm.js's own later fix does (PR #5995), and left
  * alone when there is none; other ED requests go to xterm's handler.
  */
-export function fixEraseAbove(handler: unknown): void {
+function fixEraseAbove(handler: unknown): void {
   const h = handler as Partial<EraseHandler>;
   const needed = [
     h.eraseInDisplay,
@@ -121,7 +121,7 @@ interface CountsCore {
  * number of rows of narrow or wide characters). xterm's own handlers then
  * run as usual.
  */
-export function boundCounts(core: unknown): void {
+function boundCounts(core: unknown): void {
   const c = core as Partial<CountsCore>;
   if (typeof c.registerCsiHandler !== "function" || c._bufferService === undefined) return;
   const service = c._bufferService;
@@ -152,7 +152,7 @@ export function boundCounts(core: unknown): void {
  * writes none; the output after it reaches the page's own xterm.js whole),
  * so OSC 8 is taken and dropped here; the linked text shows.
  */
-export function dropLinks(core: unknown): void {
+function dropLinks(core: unknown): void {
   const c = core as { registerOscHandler?(id: number, handler: () => boolean): unknown };
   c.registerOscHandler?.(8, () => true);
 }
