@@ -23,7 +23,6 @@ const SIZE = { cols: 120, rows: 40 };
 const TIMEOUT_MS = 120_000;
 /** Chunk sizes of the per-chunk work rows: a read's, and the reader's largest join. */
 const CHUNK_KIB = [64, 1024];
-const encoder = new TextEncoder();
 
 const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
@@ -88,8 +87,8 @@ function logsOnly(file: FloodFile): number {
   const plain = new PlainTextStream();
   return feedAsPty(file, (chunk) => {
     raw.append(chunk);
-    const stripped = plain.push(chunk);
-    if (stripped !== "") text.append(encoder.encode(stripped));
+    plain.pushInto(chunk, text);
+    plain.takeOscMarks();
   });
 }
 

@@ -91,6 +91,30 @@ function textRunEnd(start: number, length: number): number {
   return i;
 }
 
+/**
+ * Where a CSI sequence whose parameters start at `start` in `piece` ends
+ * (the index after its final byte), when it is complete and holds nothing
+ * but parameter and intermediate bytes; else -1, and the state machine
+ * takes it (controls inside, a sequence cut by the end of the piece).
+ */
+function completeCsiEnd(start: number, length: number): number {
+  for (let i = start; i < length; i++) {
+    const code = piece[i];
+    if (code >= 0x20 && code < 0x40) continue;
+    return code >= 0x40 && code < DEL ? i + 1 : -1;
+  }
+  return -1;
+}
+
+/** Moves `piece[from, end)` down to `to` (short runs by hand: the call costs more than they do). */
+function moveDown(to: number, from: number, end: number): void {
+  if (end - from > 32) {
+    piece.copyWithin(to, from, end);
+    return;
+  }
+  while (from < end) piece[to++] = piece[from++];
+}
+
 /** What `#runAscii` returns when the piece was not all ASCII after all. */
 const NOT_ASCII = -1;
 
@@ -430,13 +454,17 @@ export class PlainTextStream {
         // Runs of text move down over what was dropped; C0 controls but tab and LF, and DEL, end them.
         const end = textRunEnd(i, length);
         if (end > i) {
-          if (kept !== i) piece.copyWithin(kept, i, end);
+          if (kept !== i) moveDown(kept, i, end);
           kept += end - i;
         }
         if (end === length) break;
-        if (piece[end] >= 0x80) return NOT_ASCII;
-        if (piece[end] === ESC) state = ESCAPE;
+        const code = piece[end];
+        if (code >= 0x80) return NOT_ASCII;
         i = end + 1;
+        if (code !== ESC) continue;
+        const csiEnd = piece[i] === 0x5b ? completeCsiEnd(i + 1, length) : -1;
+        if (csiEnd < 0) state = ESCAPE;
+        else i = csiEnd; // the common colour change, skipped whole
       } else if (state === OSC_STRING || state === CONTROL_STRING) {
         let end = i;
         for (; end < length; end++) {

@@ -335,6 +335,24 @@ describe("plain text stream", () => {
       }
     });
 
+    it("plain text stream: pushInto strips a CSI sequence with any byte inside or after it as push does", () => {
+      // Complete colour changes are skipped whole; anything else inside one (a control, DEL,
+      // a string introducer, a character) must take the state machine's way.
+      for (let code = 0; code < 0x100; code++) {
+        const byte = String.fromCharCode(code);
+        for (const input of [`a${ESC}[1;${byte}mb\r\n`, `a${ESC}[1${byte}`, `a${ESC}[${byte}b`]) {
+          const bytes = Uint8Array.from(input, (char) => char.charCodeAt(0));
+          const expected = inBytes(run([bytes]));
+          assert.deepEqual(runInto([bytes]), expected, `byte ${code} in ${show(input)}`);
+          assert.deepEqual(
+            runInto([bytes, Uint8Array.of(0x6d, 0x7a)]),
+            inBytes(run([bytes, Uint8Array.of(0x6d, 0x7a)])),
+            `byte ${code} in ${show(input)}, cut`,
+          );
+        }
+      }
+    });
+
     it("plain text stream: pushInto of an ASCII flood larger than its buffer keeps every line", () => {
       const line = `${ESC}[01;34m0123456789${ESC}[0m abcdefghijklmnopqrstuvwxyz\r\n`;
       const bytes = encoder.encode(line.repeat(20_000)); // ~1.1 MB: many 64 KiB pieces
