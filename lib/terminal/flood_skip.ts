@@ -86,6 +86,11 @@ const BYTE_KIND = Uint8Array.from(
 /** How many lines the skippable start of `bytes` holds (0 when too few could). */
 function skippableLines(bytes: Uint8Array, keep: number): number {
   const end = bytes.length;
+  // Runs of printable ASCII are passed four bytes at a time, from the first aligned index on.
+  const aligned = (4 - (bytes.byteOffset & 3)) & 3;
+  const words = end < aligned + 4
+    ? new Uint32Array(0)
+    : new Uint32Array(bytes.buffer, bytes.byteOffset + aligned, (end - aligned) >> 2);
   let lines = 0;
   let i = 0;
   for (let limit = Math.min(PROBE, end);; limit = end) {
@@ -93,6 +98,9 @@ function skippableLines(bytes: Uint8Array, keep: number): number {
       const kind = BYTE_KIND[bytes[i]];
       if (kind === TEXT) {
         i++;
+        if (((i - aligned) & 3) === 0 && i >= aligned) {
+          i = printableWordsEnd(words, i, limit, aligned);
+        }
       } else if (kind === LINE_FEED) {
         if (i === 0 || bytes[i - 1] !== CR) return lines;
         lines++;
@@ -108,6 +116,24 @@ function skippableLines(bytes: Uint8Array, keep: number): number {
     // stops here instead of paying the scan for nothing.
     if (lines * end < (keep + 2) * i) return 0;
   }
+}
+
+/**
+ * Where the whole words of printable ASCII (0x20-0x7e) that start at the
+ * aligned index `i` end, at most at `limit`: a word with any other byte stops
+ * it (the byte loop then looks at that word's bytes one by one).
+ */
+function printableWordsEnd(words: Uint32Array, i: number, limit: number, aligned: number): number {
+  let w = (i - aligned) >> 2;
+  const last = (limit - aligned) >> 2;
+  while (w < last) {
+    const word = words[w];
+    const low = (word - 0x20202020) & ~word; // bytes below 0x20 (and from 0x80 up)
+    const del = (word ^ 0x7f7f7f7f) - 0x01010101 & ~(word ^ 0x7f7f7f7f); // bytes equal to 0x7f
+    if (((low | del | word) & 0x80808080) !== 0) break;
+    w++;
+  }
+  return aligned + (w << 2);
 }
 
 /**

@@ -59,6 +59,38 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
     }
   });
 
+  it("linesToSkip: any byte at any place of a word, at any alignment, counts as the byte loop says", () => {
+    // Runs of printable ASCII are passed four bytes at a time: a byte that is not printable
+    // (a control, DEL, a lone byte from 0x80 up) must still end the skippable start, and a
+    // tab or a CR must not.
+    const line = "0123456789abcdef\r\n";
+    const before = 30;
+    const keep = 10;
+    const ends = (code: number) => code < 0x20 ? code !== 0x09 && code !== 0x0d : code >= 0x7f;
+    for (let code = 0; code < 0x100; code++) {
+      if (code === 0x0a || code === 0x1b) continue; // A line feed and an escape have their own cases.
+      for (let column = 0; column < 8; column++) {
+        const marked = line.slice(0, column) + String.fromCharCode(code) + line.slice(column);
+        const text = line.repeat(before) + marked + line.repeat(100);
+        // Ended: the lines before the marked one count; else all of them do (the marked one is
+        // a byte longer).
+        const expected = ends(code)
+          ? (before - keep - 1) * line.length
+          : (before + 101 - keep - 1) * line.length + 1;
+        for (let offset = 0; offset < 4; offset++) {
+          const buffer = new Uint8Array(offset + text.length);
+          for (let i = 0; i < text.length; i++) buffer[offset + i] = text.charCodeAt(i);
+          const chunk = buffer.subarray(offset);
+          assert.equal(
+            skipFrom(chunk, keep),
+            expected,
+            `byte ${code} at column ${column}, offset ${offset}`,
+          );
+        }
+      }
+    }
+  });
+
   it("linesToSkip: the prelude carries the attributes from the last reset, and a CR LF", () => {
     const lines = (n: number, line: string) => `${line}\r\n`.repeat(n);
     const prelude = (chunk: string) => decoder.decode(linesToSkip(bytes(chunk), 10).prelude);
