@@ -49,6 +49,15 @@ export interface ReaderStart {
 const GATHER = 1024 * 1024;
 /** Bytes taken out of the ring per event-loop turn before other I/O gets a turn. */
 const TURN = 512 * 1024;
+/**
+ * With more than this waiting in the ring, terminals with little waiting
+ * (at most `SMALL` bytes: an echo, a prompt, a redraw) are handed their
+ * output before the next chunk of a flood read before it.
+ */
+const BACKLOG = 64 * 1024;
+const SMALL = 16 * 1024;
+/** Records looked at for them (twice per chunk while the backlog lasts). */
+const LOOK_AHEAD = 256;
 
 /** What is added to the eventfd to wake the worker's poll: a 64-bit 1. */
 const WAKE = new Uint8Array(new BigUint64Array([1n]).buffer);
@@ -261,10 +270,14 @@ export class PtyReader {
       const written = Atomics.load(ctl, SLOT.WRITTEN);
       let consumed = this.#consumed;
       if (consumed === written) return;
-      let fd = words[(consumed & this.#mask) >> 2];
+      const fd = words[(consumed & this.#mask) >> 2];
       let length = words[((consumed & this.#mask) >> 2) + 1];
       if (fd === RECORD.WRAP) {
         this.#release((consumed + size - (consumed & this.#mask)) | 0);
+        continue;
+      }
+      if (fd === RECORD.HANDED) {
+        this.#release((consumed + 8 + ((length + 7) & ~7)) | 0);
         continue;
       }
       if (length < 0) {
@@ -272,33 +285,81 @@ export class PtyReader {
         this.#control(fd, length);
         continue;
       }
-      // Data: join what follows of the same terminal.
+      if (((written - consumed) | 0) > BACKLOG && this.#handSmallAhead(consumed, written, fd)) {
+        continue; // Handlers ran: look at the ring afresh.
+      }
+      // Data: join what follows of the same terminal (passing what was handed on already).
       let filled = 0;
       for (;;) {
         const at = consumed & this.#mask;
         this.#gather.set(this.#ring.subarray(at + 8, at + 8 + length), filled);
         filled += length;
         consumed = (consumed + 8 + ((length + 7) & ~7)) | 0;
-        if (consumed === written) break;
-        let next = consumed & this.#mask;
-        if (words[next >> 2] === RECORD.WRAP) {
-          const wrapped = (consumed + size - next) | 0;
-          if (wrapped === written) {
-            consumed = wrapped;
-            break;
-          }
-          next = 0;
-          if (words[0] !== fd) break;
-          consumed = wrapped;
-        } else if (words[next >> 2] !== fd) break;
+        let next = -1;
+        while (consumed !== written) {
+          next = consumed & this.#mask;
+          if (words[next >> 2] === RECORD.WRAP) {
+            consumed = (consumed + size - next) | 0;
+          } else if (words[next >> 2] === RECORD.HANDED) {
+            consumed = (consumed + 8 + ((words[(next >> 2) + 1] + 7) & ~7)) | 0;
+          } else break;
+          next = -1;
+        }
+        if (next < 0 || words[next >> 2] !== fd) break;
         length = words[(next >> 2) + 1];
         if (length < 0 || filled + length > GATHER) break;
-        fd = words[next >> 2];
       }
       this.#release(consumed);
       taken += filled;
       const entry = this.#entries.get(fd);
       if (entry !== undefined) handOn(entry.onData, this.#gather.subarray(0, filled));
+    }
+  }
+
+  /**
+   * Hands on, ahead of their turn, the data waiting in the ring of terminals
+   * that have little of it (at most `SMALL` bytes among the next
+   * `LOOK_AHEAD` records; never `headFd`'s), and marks those records handed.
+   * A flood keeps its large joined chunks; an echo behind it need not wait
+   * for them. Each terminal's output stays in order: only terminals overtake
+   * each other. Returns whether anything was handed on.
+   */
+  #handSmallAhead(consumed: number, written: number, headFd: number): boolean {
+    const words = this.#words;
+    const waiting = new Map<number, number>(); // Data bytes per terminal.
+    this.#records(consumed, written, (fd, length) => {
+      if (fd !== RECORD.HANDED && length >= 0) waiting.set(fd, (waiting.get(fd) ?? 0) + length);
+    });
+    let handed = false;
+    this.#records(consumed, written, (fd, length, at) => {
+      if (fd === headFd || length < 0 || (waiting.get(fd) ?? Infinity) > SMALL) return;
+      words[at >> 2] = RECORD.HANDED;
+      handed = true;
+      const entry = this.#entries.get(fd);
+      if (entry === undefined) return; // Closed meanwhile.
+      this.#gather.set(this.#ring.subarray(at + 8, at + 8 + length));
+      handOn(entry.onData, this.#gather.subarray(0, length));
+    });
+    return handed;
+  }
+
+  /** Calls `visit` with the next `LOOK_AHEAD` records from `consumed` on (wraps passed over). */
+  #records(
+    consumed: number,
+    written: number,
+    visit: (fd: number, length: number, at: number) => void,
+  ): void {
+    const words = this.#words;
+    for (let seen = 0; seen < LOOK_AHEAD && consumed !== written; seen++) {
+      const at = consumed & this.#mask;
+      const fd = words[at >> 2];
+      if (fd === RECORD.WRAP) {
+        consumed = (consumed + LAYOUT.ringSize - at) | 0;
+        continue;
+      }
+      const length = words[(at >> 2) + 1];
+      visit(fd, length, at);
+      consumed = (consumed + 8 + (length < 0 ? 0 : (length + 7) & ~7)) | 0;
     }
   }
 

@@ -39,6 +39,11 @@ export const RECORD = {
   WRITABLE: -2,
   /** An fd of -1: the rest of the ring is unused, the next record is at its start. */
   WRAP: -1,
+  /**
+   * An fd of -2: data the JavaScript thread already handed on ahead of its
+   * turn (it rewrites the header; the worker never writes it).
+   */
+  HANDED: -2,
 } as const;
 
 /** Where things are in the shared buffer; the ring size is a power of two. */

@@ -10,6 +10,9 @@
 import { describe, it } from "../harness.ts";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runtime } from "../../lib/runtime/mod.ts";
 import type { PtyProcess } from "../../lib/runtime/mod.ts";
 
@@ -101,6 +104,56 @@ describe("runtime: pty reader", () => {
       await pty.close();
     }
     assert.equal(output.join(""), `ready\n${md5}  -\n`); // raw: no CR added
+  });
+
+  it("runtime: a short output waiting behind another terminal's flood is handed on first", async () => {
+    // On Deno the JavaScript thread reads the first 8 MiB itself: a flood starts the worker.
+    let warm = 0;
+    const warmUp = start(
+      ["head", "-c", String(9 * 1024 * 1024), "/dev/zero"],
+      (b) => warm += b.length,
+    );
+    await warmUp.exited;
+    await warmUp.close();
+    const dir = mkdtempSync(join(tmpdir(), "termbridge-reader-"));
+    const floodDone = join(dir, "flood-done"), lineDone = join(dir, "line-done");
+    const size = 512 * 1024;
+    let flooded = 0, line = "";
+    let floodedWhenLine = -1;
+    const flood = start(
+      ["sh", "-c", `head -c ${size} /dev/zero | tr '\\0' a; touch '${floodDone}'`],
+      (bytes) => flooded += bytes.length,
+    );
+    const short = start(
+      [
+        "sh",
+        "-c",
+        `i=0; until [ -e '${floodDone}' ] || [ $i = 500 ]; do sleep 0.01; i=$((i+1)); done; sleep 0.1; echo B-LINE; touch '${lineDone}'`,
+      ],
+      (bytes) => {
+        if (line === "") floodedWhenLine = flooded;
+        line += new TextDecoder().decode(bytes);
+      },
+    );
+    try {
+      // The JavaScript thread is busy meanwhile: the worker reads the flood, then the line,
+      // into the ring, one behind the other.
+      const deadline = performance.now() + 10_000;
+      while (!existsSync(lineDone) && performance.now() < deadline) spin(10);
+      spin(100);
+      await until(() => (flooded === size && line.includes("\n")) || performance.now() > deadline);
+    } finally {
+      await Promise.all([flood.exited, short.exited]); // Both end by themselves.
+      await Promise.all([flood.close(), short.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.ok(warm >= 9 * 1024 * 1024);
+    assert.equal(line, "B-LINE\r\n");
+    assert.equal(flooded, size);
+    assert.ok(
+      floodedWhenLine >= 0 && floodedWhenLine < size,
+      `the line came after ${floodedWhenLine} bytes of the flood read before it`,
+    );
   });
 
   it("runtime: a handler that throws loses nothing of its own terminal's output or of another's", async () => {
