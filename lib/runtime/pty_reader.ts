@@ -56,7 +56,10 @@ const TURN = 512 * 1024;
  */
 const BACKLOG = 64 * 1024;
 const SMALL = 16 * 1024;
-/** Records looked at for them (twice per chunk while the backlog lasts). */
+/**
+ * Records of other terminals looked at past the head's, once per stretch of
+ * the ring (the head's chunk never goes past what was looked at).
+ */
 const LOOK_AHEAD = 256;
 
 /** What is added to the eventfd to wake the worker's poll: a 64-bit 1. */
@@ -87,6 +90,8 @@ export class PtyReader {
   #running = false;
   /** Closes waiting for the worker to let go of their fd. */
   #closing = 0;
+  /** Where the last look for small outputs stopped (a ring position), while a backlog lasts. */
+  #lookedTo: number | undefined;
   /** The JavaScript thread's own reading until the worker runs, or undefined. */
   #boot: BootReader | undefined;
   #startAfterBytes = 0;
@@ -285,8 +290,17 @@ export class PtyReader {
         this.#control(fd, length);
         continue;
       }
-      if (((written - consumed) | 0) > BACKLOG && this.#handSmallAhead(consumed, written, fd)) {
-        continue; // Handlers ran: look at the ring afresh.
+      // With a backlog, the chunk ends where the last look for small outputs stopped; past
+      // there, look again first.
+      let end = written;
+      if (((written - consumed) | 0) <= BACKLOG) this.#lookedTo = undefined;
+      else {
+        if (this.#lookedTo === undefined || ((this.#lookedTo - consumed) | 0) <= 0) {
+          const look = this.#handSmallAhead(consumed, written, fd);
+          this.#lookedTo = look.stop;
+          if (look.handed) continue; // Handlers ran: look at the ring afresh.
+        }
+        end = this.#lookedTo;
       }
       // Data: join what follows of the same terminal (passing what was handed on already).
       let filled = 0;
@@ -296,7 +310,7 @@ export class PtyReader {
         filled += length;
         consumed = (consumed + 8 + ((length + 7) & ~7)) | 0;
         let next = -1;
-        while (consumed !== written) {
+        while (consumed !== end) {
           next = consumed & this.#mask;
           if (words[next >> 2] === RECORD.WRAP) {
             consumed = (consumed + size - next) | 0;
@@ -318,39 +332,24 @@ export class PtyReader {
 
   /**
    * Hands on, ahead of their turn, the data waiting in the ring of terminals
-   * that have little of it (at most `SMALL` bytes among the next
-   * `LOOK_AHEAD` records; never `headFd`'s), and marks those records handed.
-   * A flood keeps its large joined chunks; an echo behind it need not wait
-   * for them. Each terminal's output stays in order: only terminals overtake
-   * each other. Returns whether anything was handed on.
+   * that have little of it (at most `SMALL` bytes), each terminal's joined in
+   * one call, and marks those records handed. Looks at the head terminal's
+   * records as far as one chunk of it goes (`GATHER` bytes) and at
+   * `LOOK_AHEAD` records of others. A flood keeps its large chunks; an echo
+   * behind it need not wait for them. Each terminal's output stays in order:
+   * only terminals overtake each other.
+   * @returns whether anything was handed on, and where the look stopped
    */
-  #handSmallAhead(consumed: number, written: number, headFd: number): boolean {
-    const words = this.#words;
-    const waiting = new Map<number, number>(); // Data bytes per terminal.
-    this.#records(consumed, written, (fd, length) => {
-      if (fd !== RECORD.HANDED && length >= 0) waiting.set(fd, (waiting.get(fd) ?? 0) + length);
-    });
-    let handed = false;
-    this.#records(consumed, written, (fd, length, at) => {
-      if (fd === headFd || length < 0 || (waiting.get(fd) ?? Infinity) > SMALL) return;
-      words[at >> 2] = RECORD.HANDED;
-      handed = true;
-      const entry = this.#entries.get(fd);
-      if (entry === undefined) return; // Closed meanwhile.
-      this.#gather.set(this.#ring.subarray(at + 8, at + 8 + length));
-      handOn(entry.onData, this.#gather.subarray(0, length));
-    });
-    return handed;
-  }
-
-  /** Calls `visit` with the next `LOOK_AHEAD` records from `consumed` on (wraps passed over). */
-  #records(
+  #handSmallAhead(
     consumed: number,
     written: number,
-    visit: (fd: number, length: number, at: number) => void,
-  ): void {
+    headFd: number,
+  ): { handed: boolean; stop: number } {
     const words = this.#words;
-    for (let seen = 0; seen < LOOK_AHEAD && consumed !== written; seen++) {
+    const waiting = new Map<number, number[]>(); // Record positions per other terminal.
+    const bytes = new Map<number, number>();
+    let headBytes = 0, others = 0;
+    for (; consumed !== written;) {
       const at = consumed & this.#mask;
       const fd = words[at >> 2];
       if (fd === RECORD.WRAP) {
@@ -358,9 +357,34 @@ export class PtyReader {
         continue;
       }
       const length = words[(at >> 2) + 1];
-      visit(fd, length, at);
+      if (fd === headFd ? headBytes + length > GATHER : others === LOOK_AHEAD) break;
       consumed = (consumed + 8 + (length < 0 ? 0 : (length + 7) & ~7)) | 0;
+      if (fd === headFd) {
+        headBytes += Math.max(0, length);
+        continue;
+      }
+      others++;
+      if (fd === RECORD.HANDED || length < 0) continue;
+      bytes.set(fd, (bytes.get(fd) ?? 0) + length);
+      const records = waiting.get(fd);
+      if (records === undefined) waiting.set(fd, [at]);
+      else records.push(at);
     }
+    let handed = false;
+    for (const [fd, records] of waiting) {
+      if (bytes.get(fd)! > SMALL) continue;
+      let filled = 0;
+      for (const at of records) {
+        const length = words[(at >> 2) + 1];
+        this.#gather.set(this.#ring.subarray(at + 8, at + 8 + length), filled);
+        filled += length;
+        words[at >> 2] = RECORD.HANDED;
+      }
+      handed = true;
+      const entry = this.#entries.get(fd);
+      if (entry !== undefined) handOn(entry.onData, this.#gather.subarray(0, filled));
+    }
+    return { handed, stop: consumed };
   }
 
   /** Gives the ring's room up to `consumed` back, waking the worker if it waits for it. */
