@@ -291,11 +291,13 @@ export class PtyReader {
         continue;
       }
       // With a backlog, the chunk ends where the last look for small outputs stopped; past
-      // there, look again first.
+      // there, or before a large record (its parse pays for the look), look again first.
       let end = written;
       if (((written - consumed) | 0) <= BACKLOG) this.#lookedTo = undefined;
       else {
-        if (this.#lookedTo === undefined || ((this.#lookedTo - consumed) | 0) <= 0) {
+        if (
+          this.#lookedTo === undefined || ((this.#lookedTo - consumed) | 0) <= 0 || length > SMALL
+        ) {
           const look = this.#handSmallAhead(consumed, written, fd);
           this.#lookedTo = look.stop;
           if (look.handed) continue; // Handlers ran: look at the ring afresh.
