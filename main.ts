@@ -6,11 +6,11 @@
  * @module
  */
 
-import { BrokenPipeError, runtime } from "./lib/runtime/mod.ts";
+import { BrokenPipeError, runtime } from "./lib/runtime/core.ts";
 import { TerminalError } from "./lib/terminal/errors.ts";
 import { ConfigError } from "./lib/config/errors.ts";
 import { SUBCOMMAND_HELP } from "./lib/cli/server_commands.ts";
-import { HELP, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
+import { helpText, type ModeMain, MODES, UsageError, VERSION } from "./lib/cli/usage.ts";
 
 /** Each mode's entry point, loaded only when that mode runs (start-up stays fast). */
 const LOADERS: Record<string, () => Promise<ModeMain>> = {
@@ -57,7 +57,7 @@ async function main(args: string[]): Promise<number> {
     return await main([...rest, "--help"]);
   }
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
-    await runtime.writeStdout(HELP);
+    await runtime.writeStdout(helpText());
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
   if ((first === "-L" || first === "--name" || first === "--socket") && rest.length >= 2) {
@@ -102,9 +102,9 @@ async function main(args: string[]): Promise<number> {
     );
   }
   // Each terminal holds a few descriptors: raise the soft limit to the hard one, as servers do.
-  // Only here, in the modes that open terminals: it loads libc, which a short-lived command
-  // (--version, the server's subcommands) does without (bench/RESULTS.md, issue 16).
-  runtime.raiseFileLimit();
+  // Only here, in the modes that open terminals: the whole runtime loads libc and the PTY code,
+  // which a short-lived command (--version, the server's subcommands) does without (issue 16).
+  (await import("./lib/runtime/mod.ts")).runtime.raiseFileLimit();
   const load = LOADERS[mode.name];
   if (load === undefined) {
     await runtime.writeStderr(

@@ -42,8 +42,8 @@ export const MODES: readonly Mode[] = [
   { name: "audit", summary: "show the audit log (--follow, --since T, --json)" },
 ];
 
-/** The top-level help text. */
-export const HELP =
+/** The top-level help text (made when asked: a short-lived command need not build it). */
+export const helpText = (): string =>
   `termbridge ${VERSION}: real terminals for coding agents, shell scripts and people
 
 Usage:

@@ -112,7 +112,23 @@ function unclosed(quote: string, at: number): CommandError {
 }
 
 /** Words that need no quotes. */
-const PLAIN = /^[A-Za-z0-9_@%+=:,./~^-]+$/;
+/** The characters besides letters and digits a word needs no quotes for. */
+const PLAIN_MARKS = "_@%+=:,./~^-";
+
+/**
+ * Whether `word` is letters, digits and {@linkcode PLAIN_MARKS} only (and not
+ * empty). A loop, not a regular expression: a short-lived command's first one
+ * costs it ~0.3 ms (issue 16).
+ */
+function isPlain(word: string): boolean {
+  if (word.length === 0) return false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (!alnum && !PLAIN_MARKS.includes(word[i])) return false;
+  }
+  return true;
+}
 
 /**
  * Quotes a word so that {@linkcode tokenize} reads it back unchanged.
@@ -124,7 +140,7 @@ const PLAIN = /^[A-Za-z0-9_@%+=:,./~^-]+$/;
  * ```
  */
 export function quoteWord(word: string): string {
-  if (PLAIN.test(word) && !word.startsWith("#")) return word;
+  if (isPlain(word) && !word.startsWith("#")) return word;
   // One quoted string, always: text commands (type, wait text) take such a word as it is, but
   // keep the quotes of one made of several pieces ('a'\''b'), so ' goes in double quotes.
   // deno-lint-ignore no-control-regex

@@ -299,3 +299,13 @@ export interface HttpServer {
    */
   close(): Promise<void>;
 }
+
+/**
+ * What every command needs of the runtime (see `Runtime`): without PTYs,
+ * piped processes, the file limit and servers, so that a short-lived command
+ * loads none of their code (lib/runtime/core.ts).
+ */
+export type CoreRuntime = Omit<
+  Runtime,
+  "spawnPty" | "spawnPiped" | "raiseFileLimit" | "listenUnix" | "serveHttp"
+>;

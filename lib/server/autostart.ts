@@ -11,7 +11,7 @@ import { dirname } from "./posix_path.ts";
 
 /** node:fs, loaded when a server is started (most commands find one running: issue 16). */
 const fs = () => process.getBuiltinModule("node:fs") as typeof import("node:fs");
-import { runtime } from "../runtime/mod.ts";
+import { runtime } from "../runtime/core.ts";
 import {
   type Connection,
   openConnection,

@@ -11,7 +11,7 @@ import {
   type ShutdownSignal,
   type UnixConnection,
   type UnixEvents,
-} from "../runtime/mod.ts";
+} from "../runtime/core.ts";
 import { TerminalError } from "../terminal/errors.ts";
 import { ErrorCode } from "../jsonrpc/codes.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../jsonrpc/lines.ts";

@@ -10,7 +10,7 @@
 import process from "node:process";
 import { UsageError } from "../cli/usage.ts";
 import { quoteWord } from "../console/tokenize.ts";
-import { runtime } from "../runtime/mod.ts";
+import { runtime } from "../runtime/core.ts";
 import { reachServerQuickly } from "./autostart.ts";
 import {
   type QuickConnection,

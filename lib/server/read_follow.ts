@@ -5,7 +5,7 @@
  * @module
  */
 
-import { runtime } from "../runtime/mod.ts";
+import { runtime } from "../runtime/core.ts";
 import { ErrorCode } from "../jsonrpc/codes.ts";
 import { type RpcClient, ServerRequestError } from "./client.ts";
 import { SERVER_METHODS } from "./wire.ts";

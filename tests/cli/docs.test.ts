@@ -9,11 +9,11 @@ import assert from "node:assert/strict";
 import { bashCompletion, manPage, roffText } from "../../lib/cli/docs.ts";
 import { type CliSpec, modeSpec, parseModes, parseOptions } from "../../lib/cli/help_spec.ts";
 import { SUBCOMMAND_HELP } from "../../lib/cli/server_commands.ts";
-import { HELP, MODES } from "../../lib/cli/usage.ts";
+import { helpText, MODES } from "../../lib/cli/usage.ts";
 
 describe("cli docs", () => {
   it("cli docs: the modes of the top-level help are MODES, then the server commands, in order", () => {
-    assert.deepEqual(parseModes(HELP), [
+    assert.deepEqual(parseModes(helpText()), [
       ...MODES.map(({ name, summary }) => ({ name, summary })),
       ...Object.entries(SUBCOMMAND_HELP).map(([name, { summary }]) => ({ name, summary })),
     ]);
