@@ -36,7 +36,8 @@ export const TMUX = 'tmux -S "$TMUX_SOCK"';
 /**
  * One subcommand round trip: `--version` (start-up alone), `type`, `screen`,
  * N times, after warming up; the same with tmux send-keys and capture-pane;
- * then a compiled Bun hello world ($HELLO, the floor) and `exec ex true`.
+ * then a compiled Bun hello world ($HELLO, the floor), `exec ex true`, and the
+ * least a Bun client can do for `type` ($FLOOR_CLIENT: connect, send, read the answer).
  */
 export function roundTripScript(rounds: number): string {
   return `set -e
@@ -53,8 +54,9 @@ for ((i = 0; i < ${rounds}; i++)); do
   t4=$EPOCHREALTIME; ${TMUX} capture-pane -p -t rt >/dev/null
   t5=$EPOCHREALTIME; "$HELLO" >/dev/null
   t6=$EPOCHREALTIME; $TB exec ex true
-  t7=$EPOCHREALTIME
-  echo "$t0 $t1 $t2 $t3 $t4 $t5 $t6 $t7"
+  t7=$EPOCHREALTIME; "$FLOOR_CLIENT"
+  t8=$EPOCHREALTIME
+  echo "$t0 $t1 $t2 $t3 $t4 $t5 $t6 $t7 $t8"
   if (( i % 20 == 19 )); then $TB key rt C-u; ${TMUX} send-keys -t rt C-u; fi
 done
 $TB close rt

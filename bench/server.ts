@@ -49,6 +49,26 @@ for (const name of only) {
 }
 /** Whether section `name` runs (BENCH_ONLY). */
 const runs = (name: (typeof SECTIONS)[number]) => only.length === 0 || only.includes(name);
+/**
+ * The floor client's source (a Bun program, compiled like termbridge): `type rt x`'s two lines,
+ * sent at once; exits 0 on the answer, 1 on an error answer or a closed connection.
+ */
+const FLOOR_CLIENT = `let got = "";
+await Bun.connect({
+  unix: process.env.FLOOR_SOCKET,
+  socket: {
+    data(_socket, bytes) {
+      got += new TextDecoder().decode(bytes);
+      if (got.includes('"id":1,')) process.exit(got.includes('"error"') ? 1 : 0);
+    },
+    close() { process.exit(1); },
+  },
+}).then((socket) => socket.write(
+  JSON.stringify({ hello: "termbridge", kind: "rpc", client: "floor" }) + "\\n" +
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "console/run",
+    params: { line: "type -- x", session: "rt", cwd: "/", hints: "command-line" } }) + "\\n",
+));
+`;
 const world = realpathSync(mkdtempSync(join(tmpdir(), "termbridge-bench-server-")));
 const env: Record<string, string> = {
   ...env0,
@@ -63,31 +83,39 @@ const env: Record<string, string> = {
   TMUX_SOCK: join(world, "tmux.sock"),
 };
 delete env.TMUX;
-// The floor a subcommand is measured against: a compiled Bun hello world's start-up.
+// The floor a subcommand is measured against: a compiled Bun hello world's start-up. Beside it, the
+// least any Bun client of the server can do for `type`: connect, send the hello and type's
+// request, read the answer, exit (no argument or socket checks, nothing else loaded).
 const hello = join(world, "hello");
 writeFileSync(`${hello}.ts`, 'console.log("hello");\n');
-{
-  const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const floorClient = join(world, "floor_client");
+writeFileSync(`${floorClient}.ts`, FLOOR_CLIENT);
+for (const program of [hello, floorClient]) {
+  // The hello world as the issue measured it (a plain compile); the client as termbridge is built.
+  const likeTermbridge = program === floorClient ? ["--minify", "--bytecode", "--format=esm"] : [];
   const built = runtime.spawnPiped({
     argv: [
       join(ROOT, "node_modules", ".bin", "bun"),
       "build",
       "--compile",
-      `${hello}.ts`,
+      ...likeTermbridge,
+      `${program}.ts`,
       "--outfile",
-      hello,
+      program,
     ],
     stderr: "pipe",
   });
   await built.stdin.close();
-  const [, , status] = await Promise.all([
+  const [, errors, status] = await Promise.all([
     new Response(built.stdout).text(),
     new Response(built.stderr!).text(),
     built.exited,
   ]);
-  if (status.exitCode !== 0) throw new Error("cannot compile the Bun hello world");
+  if (status.exitCode !== 0) throw new Error(`cannot compile ${program}.ts:\n${errors}`);
 }
 env.HELLO = hello;
+env.FLOOR_CLIENT = floorClient;
+env.FLOOR_SOCKET = join(world, "run", "termbridge", "default.sock");
 // 100 sessions at once: above the default limits.terminals (32).
 mkdirSync(join(world, "config", "termbridge"), { recursive: true });
 writeFileSync(
@@ -171,7 +199,7 @@ try {
   if (runs("roundtrip")) {
     say("");
     progress("round trips");
-    const [version, type, screen, tmuxSend, tmuxCapture, helloStart, execTrue] = gaps(
+    const [version, type, screen, tmuxSend, tmuxCapture, helloStart, execTrue, floor] = gaps(
       await bash(roundTripScript(ROUNDS), env),
     );
     const pair = type.map((t, i) => t + screen[i]);
@@ -188,11 +216,16 @@ try {
     );
     const ratio = (values: number[]) =>
       fixed(percentile(values, 50) / percentile(helloStart, 50), 2);
+    say(
+      `| a minimal Bun client sending type's request (the floor of type) | ${p(floor, 50)} | ${
+        p(floor, 99)
+      } | - | - |`,
+    );
     say(`| exec NAME true (a live session) | ${p(execTrue, 50)} | ${p(execTrue, 99)} | - | - |`);
     say(
-      `| p50 / hello world: --version ${ratio(version)}x, type ${ratio(type)}x, exec true ${
-        ratio(execTrue)
-      }x | | | | |`,
+      `| p50 / hello world: --version ${ratio(version)}x, type ${
+        ratio(type)
+      }x (the minimal client ${ratio(floor)}x), exec true ${ratio(execTrue)}x | | | | |`,
     );
     say(
       `| type NAME x (tmux send-keys) | ${p(type, 50)} | ${p(type, 99)} | ${p(tmuxSend, 50)} | ${
