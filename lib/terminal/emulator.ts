@@ -325,6 +325,11 @@ export class Emulator {
     this.write("\x1b[H\x1b[2J\x1b[3J");
   }
 
+  /** How many rows' texts are kept between reads (see row_texts.ts): a bound tests check. */
+  get keptRowTexts(): number {
+    return this.#rowTexts.size;
+  }
+
   /** Lines of the screen (see `readLines`). */
   lines(scope: ScreenScope, joinWrapped = false): string[] {
     return readLines(
