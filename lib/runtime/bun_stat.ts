@@ -8,7 +8,6 @@
  * @module
  */
 
-import { dlopen, FFIType, read } from "bun:ffi";
 import { nodeFs } from "./node_fs.ts";
 import type { PathInfo } from "./types.ts";
 
@@ -48,6 +47,8 @@ function kindOf(mode: number): PathInfo["kind"] {
 }
 
 function loadStatx(): Statx {
+  // bun:ffi itself only now: a command that never calls lstat (--version) does not load it.
+  const { dlopen, FFIType, read } = import.meta.require("bun:ffi") as typeof import("bun:ffi");
   const { i32, u32, ptr } = FFIType;
   const c = dlopen("libc.so.6", {
     statx: { args: [i32, ptr, i32, u32, ptr], returns: i32 },
