@@ -348,8 +348,8 @@ export class PtyReader {
     headFd: number,
   ): { handed: boolean; stop: number } {
     const words = this.#words;
-    const waiting = new Map<number, number[]>(); // Record positions per other terminal.
-    const bytes = new Map<number, number>();
+    // Per other terminal: its data bytes, and where its records are.
+    const waiting = new Map<number, { bytes: number; records: number[] }>();
     let headBytes = 0, others = 0;
     for (; consumed !== written;) {
       const at = consumed & this.#mask;
@@ -367,14 +367,16 @@ export class PtyReader {
       }
       others++;
       if (fd === RECORD.HANDED || length < 0) continue;
-      bytes.set(fd, (bytes.get(fd) ?? 0) + length);
-      const records = waiting.get(fd);
-      if (records === undefined) waiting.set(fd, [at]);
-      else records.push(at);
+      const seen = waiting.get(fd);
+      if (seen === undefined) waiting.set(fd, { bytes: length, records: [at] });
+      else {
+        seen.bytes += length;
+        seen.records.push(at);
+      }
     }
     let handed = false;
-    for (const [fd, records] of waiting) {
-      if (bytes.get(fd)! > SMALL) continue;
+    for (const [fd, { bytes, records }] of waiting) {
+      if (bytes > SMALL) continue;
       let filled = 0;
       for (const at of records) {
         const length = words[(at >> 2) + 1];
