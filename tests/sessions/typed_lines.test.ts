@@ -264,6 +264,7 @@ for (const shell of SHELLS) {
           assert.equal(seen.at(-1)?.line, "echo @(a\nx)");
         });
       },
+      "bash only: extglob's unfinished pattern is bash's",
     );
 
     it(`${shell}: an alias that hides the program is seen through`, async () => {
