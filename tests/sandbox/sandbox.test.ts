@@ -164,9 +164,18 @@ describe("sandbox", () => {
           const { output } = service.output("s", id);
           assert.match(output, new RegExp(`^${outside}$`, "m"), "it runs in its cwd");
           assert.match(output, /Read-only file system/);
-          assert.equal(existsSync(join(outside, "relative")), false, "relative: not the host's");
-          assert.equal(existsSync(join(outside, "absolute")), false);
-          assert.equal(existsSync(join(workspace, "inside")), true, "the workspace stays writable");
+          const seen = `; the output: ${JSON.stringify(output)}`;
+          assert.equal(
+            existsSync(join(outside, "relative")),
+            false,
+            `relative: not the host's${seen}`,
+          );
+          assert.equal(existsSync(join(outside, "absolute")), false, `absolute${seen}`);
+          assert.equal(
+            existsSync(join(workspace, "inside")),
+            true,
+            `the workspace: writable${seen}`,
+          );
         } finally {
           await service.releaseAll();
         }
@@ -178,7 +187,7 @@ describe("sandbox", () => {
             cwd: outside,
           });
           const write = await session.exec("echo x >relative", 10_000);
-          assert.notEqual(write.exitCode, 0);
+          assert.notEqual(write.exitCode, 0, `the session's write: ${JSON.stringify(write)}`);
           assert.equal(existsSync(join(outside, "relative")), false);
         } finally {
           await sessions.closeAll();
