@@ -15,7 +15,7 @@ export type PollAsync = (fds: Uint8Array, count: number) => Promise<void>;
 /** A master as the reader knows it. */
 export interface BootEntry {
   fd: number;
-  onData: (bytes: Uint8Array) => void;
+  onData: (bytes: Uint8Array, more: boolean) => void;
   onEnd: () => void;
   pending: Uint8Array[];
 }
@@ -35,9 +35,13 @@ const WAKE = new Uint8Array(new BigUint64Array([1n]).buffer);
  * every terminal, so a handler that throws must not end it: the error is
  * printed and the reading goes on, for that terminal too.
  */
-export function handOn<T>(handler: (value: T) => void, value: T): void {
+export function handOn<T>(
+  handler: (value: T, more: boolean) => void,
+  value: T,
+  more = false,
+): void {
   try {
-    handler(value);
+    handler(value, more);
   } catch (error) {
     console.error("termbridge: a terminal's output handler failed (reading goes on):", error);
   }

@@ -47,6 +47,11 @@ export interface ReaderStart {
  * parses faster (it skips the lines of a chunk that scroll out unseen).
  */
 const GATHER = 1024 * 1024;
+/**
+ * A chunk at least this large was waiting for the JavaScript thread: the
+ * terminal floods, and its handler is told that more probably follows.
+ */
+const FLOODING = 128 * 1024;
 /** Bytes taken out of the ring per event-loop turn before other I/O gets a turn. */
 const TURN = 512 * 1024;
 /**
@@ -67,7 +72,7 @@ const WAKE = new Uint8Array(new BigUint64Array([1n]).buffer);
 
 interface Entry {
   fd: number;
-  onData: (bytes: Uint8Array) => void;
+  onData: (bytes: Uint8Array, more: boolean) => void;
   onEnd: () => void;
   pending: Uint8Array[];
 }
@@ -117,7 +122,7 @@ export class PtyReader {
   }
 
   /** Starts watching a master fd. `onEnd` is called once at end of output. */
-  add(fd: number, onData: (bytes: Uint8Array) => void, onEnd: () => void): void {
+  add(fd: number, onData: (bytes: Uint8Array, more: boolean) => void, onEnd: () => void): void {
     if (this.#entries.size >= LAYOUT.capacity) {
       throw new Error(`Cannot watch more than ${LAYOUT.capacity} terminals`);
     }
@@ -328,7 +333,9 @@ export class PtyReader {
       this.#release(consumed);
       taken += filled;
       const entry = this.#entries.get(fd);
-      if (entry !== undefined) handOn(entry.onData, this.#gather.subarray(0, filled));
+      if (entry !== undefined) {
+        handOn(entry.onData, this.#gather.subarray(0, filled), filled >= FLOODING);
+      }
     }
   }
 

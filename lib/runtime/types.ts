@@ -41,9 +41,12 @@ export interface PtySpawnOptions {
    * loop: while it runs, nothing more is read from the PTY, so a slow consumer
    * slows the writer (the kernel buffer fills) instead of growing memory.
    * `bytes` is a view of the read buffer, valid only during the call (the
-   * next read reuses it): copy what you keep.
+   * next read reuses it): copy what you keep. `more` says that the
+   * reader was behind this terminal's output (a flood: a large chunk of it
+   * was waiting), so that more probably follows at once: work the next
+   * bytes may make unneeded can wait for them.
    */
-  onData: (bytes: Uint8Array) => void;
+  onData: (bytes: Uint8Array, more: boolean) => void;
 }
 
 /** A process running in a pseudo-terminal it leads as a session. */

@@ -7,7 +7,7 @@
 import xterm from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
-import { linesToSkip } from "./flood_skip.ts";
+import { attributesAtEnd, linesToSkip } from "./flood_skip.ts";
 import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
 import { afterResize, fillScreenRows, fixXterm } from "./xterm_fixes.ts";
@@ -163,6 +163,8 @@ const TO_ALTERNATE_SCREEN = "\x1b[?1049h\x1b[H";
 
 /** Chunks shorter than this are parsed whole (an echo, a prompt): the scan would not pay. */
 const MIN_SKIP_CHUNK = 4096;
+/** The most bytes of a flood's last lines held unparsed while more of it is on its way. */
+const MAX_HELD = 256 * 1024;
 const LF = 0x0a;
 
 /** One emulated screen with its scrollback. */
@@ -173,6 +175,13 @@ export class Emulator {
   /** The last byte parsed (0 before any): an ASCII one leaves no UTF-8 character begun. */
   #lastByte = 0;
   #skipped = 0;
+  /**
+   * A flood's last lines, not parsed yet (a copy): the next chunk may scroll
+   * them out unseen. Only text, line ends and SGR sequences, so nothing but
+   * the screen's rows, the scrollback and the cursor waits for them: every
+   * read of those parses them first.
+   */
+  #held: Uint8Array | undefined;
   #title = "";
   #serializer: SerializeAddon | undefined;
   #rowTexts: RowTexts;
@@ -198,12 +207,22 @@ export class Emulator {
   }
 
   /**
-   * Parses output bytes now (UTF-8 split across calls is handled by xterm).
+   * Parses output bytes (UTF-8 split across calls is handled by xterm).
    * A chunk that starts with more lines of text than the screen and
    * scrollback hold skips the ones that would scroll out of both before the
    * chunk ends (see {@linkcode linesToSkip}): nobody could see them.
+   *
+   * @param more more of this output probably follows at once (a reader
+   *   behind a flood): the last lines of a chunk of plain or coloured text
+   *   may then be held instead of parsed, and skipped in turn when the next
+   *   chunk has enough lines of its own. Every read of the screen, the
+   *   scrollback or the cursor, and a resize, parses them first.
    */
-  write(bytes: Uint8Array | string): void {
+  write(bytes: Uint8Array | string, more = false): void {
+    if (this.#held !== undefined) {
+      if (typeof bytes !== "string" && this.#skipAfterHeld(bytes, more)) return;
+      this.#parseHeld();
+    }
     if (typeof bytes !== "string" && bytes.length >= MIN_SKIP_CHUNK) {
       if (!this.#canSkip()) {
         // The last chunk ended inside a sequence or a character (reads end anywhere): its line
@@ -225,9 +244,47 @@ export class Emulator {
         this.#feed(skip.prelude);
         bytes = bytes.subarray(skip.from);
         this.#skipped += skip.from;
+        if (more && skip.clean && this.#hold(bytes)) return;
       }
     }
     this.#parse(bytes);
+  }
+
+  /**
+   * With lines held: when `bytes` skips lines of its own, the held ones
+   * would have scrolled out before them; only their attributes carry over.
+   * Returns whether `bytes` was taken (else the held lines are parsed first,
+   * and `bytes` the usual way).
+   */
+  #skipAfterHeld(bytes: Uint8Array, more: boolean): boolean {
+    const held = this.#held!;
+    // The parser stands where the held bytes end: in its ground state (they are whole
+    // sequences), and with no character begun if they end in ASCII.
+    if (bytes.length < MIN_SKIP_CHUNK || held[held.length - 1] >= 0x80) return false;
+    const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
+    if (skip.from === 0) return false;
+    this.#held = undefined;
+    this.#skipped += held.length + skip.from;
+    this.#feed(attributesAtEnd(held));
+    this.#feed(skip.prelude);
+    const kept = bytes.subarray(skip.from);
+    if (!(more && skip.clean && this.#hold(kept))) this.#parse(kept);
+    return true;
+  }
+
+  /** Holds `bytes` (a copy) unparsed when small enough; returns whether it did. */
+  #hold(bytes: Uint8Array): boolean {
+    if (bytes.length > MAX_HELD) return false;
+    this.#held = bytes.slice();
+    return true;
+  }
+
+  /** Parses the held lines, if any: before every read of the rows, the cursor or a resize. */
+  #parseHeld(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#held = undefined;
+    this.#parse(held);
   }
 
   #parse(bytes: Uint8Array | string): void {
@@ -285,6 +342,7 @@ export class Emulator {
    * serializer writes them (`@xterm/addon-serialize`, loaded on first use).
    */
   ansiScreen(): string {
+    this.#parseHeld();
     const alternate = this.altScreen;
     const text = this.#serializerAddon().serialize({
       scrollback: 0,
@@ -302,6 +360,7 @@ export class Emulator {
    * the modes (xterm's serializer, `@xterm/addon-serialize`).
    */
   serialize(scrollback: number): string {
+    this.#parseHeld();
     return this.#serializerAddon().serialize({ scrollback });
   }
 
@@ -315,6 +374,7 @@ export class Emulator {
 
   /** Changes the size; lines re-wrap as in xterm. */
   resize(cols: number, rows: number): void {
+    this.#parseHeld();
     this.#term.resize(cols, rows);
     afterResize(this.#core, rows);
     this.#rowTexts.forget();
@@ -332,6 +392,7 @@ export class Emulator {
 
   /** Lines of the screen (see `readLines`). */
   lines(scope: ScreenScope, joinWrapped = false): string[] {
+    this.#parseHeld();
     return readLines(
       this.#term.buffer.active,
       this.#term.rows,
@@ -350,6 +411,7 @@ export class Emulator {
   }
 
   get cursor(): Cursor {
+    this.#parseHeld();
     const buffer = this.#term.buffer.active;
     return { x: buffer.cursorX, y: buffer.cursorY };
   }

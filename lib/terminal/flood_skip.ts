@@ -37,9 +37,15 @@ export interface LineSkip {
    * then the CR LF the last skipped line ended with.
    */
   prelude: Uint8Array;
+  /**
+   * Whether all of the chunk was text, line ends and SGR sequences (the
+   * skippable start reached its end): what follows `from` then changes no
+   * mode, asks nothing and leaves the parser in its ground state.
+   */
+  clean: boolean;
 }
 
-const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0) };
+const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false };
 
 /**
  * Where to start parsing `bytes` so that only lines nobody could see are
@@ -60,11 +66,23 @@ const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0) };
  * screen.
  */
 export function linesToSkip(bytes: Uint8Array, keep: number): LineSkip {
-  const skipped = skippableLines(bytes, keep) - keep - 1; // Keep `keep` whole lines, and one more.
+  const lines = skippableLines(bytes, keep);
+  const skipped = Math.abs(lines) - keep - 1; // Keep `keep` whole lines, and one more.
   if (skipped <= 0) return NOTHING;
   let from = 0;
   for (let seen = 0; seen < skipped; seen++) from = bytes.indexOf(LF, from) + 1;
-  return { from, prelude: preludeFor(bytes, from) };
+  return { from, prelude: preludeFor(bytes, from), clean: lines < 0 };
+}
+
+/**
+ * The SGR sequences that set the attributes in force at the end of `bytes`,
+ * then a CR LF, for bytes that are all text, line ends and SGR sequences (a
+ * clean chunk: see {@linkcode LineSkip.clean}). Parsed instead of those
+ * bytes, followed by more lines than the screen and scrollback hold, they
+ * leave what parsing the bytes would have.
+ */
+export function attributesAtEnd(bytes: Uint8Array): Uint8Array {
+  return preludeFor(bytes, bytes.length);
 }
 
 /** What a byte is to the scan: text (printable ASCII, CR, tab), a line feed, an escape, or other. */
@@ -83,7 +101,10 @@ const BYTE_KIND = Uint8Array.from(
       : 3,
 );
 
-/** How many lines the skippable start of `bytes` holds (0 when too few could). */
+/**
+ * How many lines the skippable start of `bytes` holds (0 when too few could),
+ * negated when that start is all of `bytes`.
+ */
 function skippableLines(bytes: Uint8Array, keep: number): number {
   const end = bytes.length;
   // Runs of printable ASCII are passed four bytes at a time, from the first aligned index on.
@@ -111,7 +132,7 @@ function skippableLines(bytes: Uint8Array, keep: number): number {
         i += length;
       }
     }
-    if (limit === end) return lines;
+    if (limit === end) return -lines;
     // At this line density the chunk holds too few lines to skip any: a flood of long lines
     // stops here instead of paying the scan for nothing.
     if (lines * end < (keep + 2) * i) return 0;

@@ -179,7 +179,7 @@ export class Terminal {
         cols: this.#size.cols,
         rows: this.#size.rows,
         stdin: options.stdin,
-        onData: (bytes) => this.#receive(bytes),
+        onData: (bytes, more) => this.#receive(bytes, more),
       });
     } catch (error) {
       this.#emulator?.dispose();
@@ -569,14 +569,14 @@ export class Terminal {
     this.#resizeListeners.clear();
   }
 
-  #receive(bytes: Uint8Array): void {
+  #receive(bytes: Uint8Array, more: boolean): void {
     // The private requests reach only the OSC listeners: not the raw log, not the screen.
     const shown = this.#private === undefined ? bytes : this.#private.strip(bytes);
     this.#raw.append(shown);
     const base = this.#text.totalBytes;
     // Straight into the log, as bytes: a flood makes no strings on the way (see pushInto).
     this.#plain.pushInto(bytes, this.#text);
-    this.#emulator?.write(shown);
+    this.#emulator?.write(shown, more);
     const failure = this.#emulator?.takeFailure();
     if (failure !== undefined && !this.#emulatorFailed) {
       this.#emulatorFailed = true;

@@ -10,6 +10,61 @@ const decoder = new TextDecoder();
 /** Where parsing may start. */
 const skipFrom = (chunk: Uint8Array, keep: number) => linesToSkip(chunk, keep).from;
 
+/**
+ * A flood of `blocks` blocks of lines (seeded): attributes carried from line
+ * to line (resets, backgrounds that fill new rows, underline, 256 and RGB
+ * colours), the kinds that end the skippable start, raw-mode line feeds,
+ * wide characters, and between blocks scroll regions, insert mode, the
+ * alternate screen, titles split by chunks and lone bytes.
+ */
+function floodStream(blocks: number, random: (n: number) => number): Uint8Array {
+  const colours = [
+    "\x1b[0m",
+    "\x1b[m",
+    "\x1b[41m",
+    "\x1b[1;4m",
+    "\x1b[;7m",
+    "\x1b[48;5;22m",
+    "\x1b[38;2;1;2;3m",
+    "\x1b[0;44m",
+    "\x1b[24m",
+  ];
+  const enders = ["\x1b[58;5;3m", "\x1b[59m", "\x1b[4:3m", "\u009b32m", "\x1b[>4;1m"];
+  const pieces: string[] = [];
+  for (let block = 0; block < blocks; block++) {
+    const kind = random(12);
+    const count = 50 + random(400);
+    for (let i = 0; i < count; i++) {
+      const line = `${block}:${i}:${"abcdefghij".repeat(random(12))}`; // Some wrap.
+      if (kind === 0) pieces.push(`\x1b[3${random(8)}m${line}\x1b[0m\r\n`);
+      else if (kind === 9) pieces.push(`${colours[random(colours.length)]}${line}\r\n`);
+      else if (kind === 10) pieces.push(`\t${line}\t界${colours[random(colours.length)]}x\r\n`);
+      else if (kind === 11) {
+        const colour = random(30) === 0
+          ? enders[random(enders.length)]
+          : colours[random(colours.length)];
+        pieces.push(`${colour}${line}\r\n`);
+      } else if (kind === 1) pieces.push(`${line}\n`); // Raw mode: a staircase.
+      else if (kind === 2) pieces.push(`é ${line}\r\n`);
+      else pieces.push(`${line}\r\n`);
+    }
+    if (kind === 3) pieces.push("\x1b[2;5r"); // A scroll region...
+    if (kind === 4) pieces.push("\x1b[r"); // ...and none.
+    if (kind === 5) pieces.push("\x1b[4h"); // Insert mode...
+    if (kind === 6) pieces.push("\x1b[4l"); // ...and replace.
+    if (kind === 7) pieces.push("\x1b[?1049h");
+    if (kind === 8) pieces.push("\x1b[?1049l");
+    if (random(3) === 0) pieces.push(`\x1b]0;title ${block}\x07`); // Split by chunks.
+    if (random(4) === 0) pieces.push("\xe4".slice(0, 1)); // A lone Latin-1 char as UTF-8.
+  }
+  return bytes(pieces.join(""));
+}
+
+/** A seeded pseudo-random `random(n)` in [0, n). */
+function seeded(seed: number): (n: number) => number {
+  return (n) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+}
+
 describe("emulator: lines that scroll out of the scrollback are skipped", () => {
   it("linesToSkip: where parsing may start, table-driven", () => {
     const lines = (n: number, text = "y") => `${text}\r\n`.repeat(n);
@@ -153,55 +208,13 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
   });
 
   it("an emulator fed floods in large chunks shows what one fed in small pieces shows", () => {
-    // Attributes carried from line to line: resets, backgrounds that fill new rows, underline
-    // (an extended attribute), 256 and RGB colours, and the kinds that end the skippable start.
-    const colours = [
-      "\x1b[0m",
-      "\x1b[m",
-      "\x1b[41m",
-      "\x1b[1;4m",
-      "\x1b[;7m",
-      "\x1b[48;5;22m",
-      "\x1b[38;2;1;2;3m",
-      "\x1b[0;44m",
-      "\x1b[24m",
-    ];
-    const enders = ["\x1b[58;5;3m", "\x1b[59m", "\x1b[4:3m", "\u009b32m", "\x1b[>4;1m"];
     // Small pieces (under the 4 KiB the skip needs) are parsed whole: the reference.
     const size = { cols: 40, rows: 8, scrollback: 20 };
     const fast = new Emulator(size);
     const reference = new Emulator(size);
     try {
-      let seed = 7;
-      const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
-      const pieces: string[] = [];
-      for (let block = 0; block < 60; block++) {
-        const kind = random(12);
-        const count = 50 + random(400);
-        for (let i = 0; i < count; i++) {
-          const line = `${block}:${i}:${"abcdefghij".repeat(random(12))}`; // Some wrap.
-          if (kind === 0) pieces.push(`\x1b[3${random(8)}m${line}\x1b[0m\r\n`);
-          else if (kind === 9) pieces.push(`${colours[random(colours.length)]}${line}\r\n`);
-          else if (kind === 10) pieces.push(`\t${line}\t界${colours[random(colours.length)]}x\r\n`);
-          else if (kind === 11) {
-            const colour = random(30) === 0
-              ? enders[random(enders.length)]
-              : colours[random(colours.length)];
-            pieces.push(`${colour}${line}\r\n`);
-          } else if (kind === 1) pieces.push(`${line}\n`); // Raw mode: a staircase.
-          else if (kind === 2) pieces.push(`é ${line}\r\n`);
-          else pieces.push(`${line}\r\n`);
-        }
-        if (kind === 3) pieces.push("\x1b[2;5r"); // A scroll region...
-        if (kind === 4) pieces.push("\x1b[r"); // ...and none.
-        if (kind === 5) pieces.push("\x1b[4h"); // Insert mode...
-        if (kind === 6) pieces.push("\x1b[4l"); // ...and replace.
-        if (kind === 7) pieces.push("\x1b[?1049h");
-        if (kind === 8) pieces.push("\x1b[?1049l");
-        if (random(3) === 0) pieces.push(`\x1b]0;title ${block}\x07`); // Split by chunks.
-        if (random(4) === 0) pieces.push("\xe4".slice(0, 1)); // A lone Latin-1 char as UTF-8.
-      }
-      const stream = bytes(pieces.join(""));
+      const random = seeded(7);
+      const stream = floodStream(60, random);
       for (let at = 0; at < stream.length;) {
         const chunk = stream.subarray(at, at + 4096 + random(12_000));
         at += chunk.length;
@@ -227,5 +240,67 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
       fast.dispose();
       reference.dispose();
     }
+  });
+
+  it("a flood's last lines held while more follows: every read, resize and mode shows what parsing all shows", () => {
+    const size = { cols: 40, rows: 8, scrollback: 20 };
+    for (const seed of [7, 11, 12345]) {
+      const held = new Emulator(size);
+      const plain = new Emulator(size);
+      const reference = new Emulator(size);
+      try {
+        const random = seeded(seed);
+        const stream = floodStream(80, random);
+        let chunks = 0;
+        for (let at = 0; at < stream.length; chunks++) {
+          const chunk = stream.subarray(at, at + 4096 + random(12_000));
+          at += chunk.length;
+          held.write(chunk, true);
+          plain.write(chunk);
+          for (let i = 0; i < chunk.length; i += 4000) {
+            reference.write(chunk.subarray(i, i + 4000));
+          }
+          // What held lines cannot change is read after every chunk (it must not need them)...
+          const what = `seed ${seed}, after byte ${at}`;
+          assert.equal(held.altScreen, reference.altScreen, what);
+          assert.equal(held.title, reference.title, what);
+          assert.deepEqual(held.modes, reference.modes, what);
+          // ...the rest now and then, so that lines stay held across several chunks.
+          const read = random(12);
+          if (read === 0) assert.deepEqual(held.lines("all"), reference.lines("all"), what);
+          if (read === 1) assert.deepEqual(held.cursor, reference.cursor, what);
+          if (read === 2) assert.equal(held.ansiScreen(), reference.ansiScreen(), what);
+          if (read === 3) assert.equal(held.serialize(1000), reference.serialize(1000), what);
+          if (read === 4 && random(4) === 0) {
+            const [cols, rows] = [30 + random(20), 5 + random(6)];
+            for (const emulator of [held, plain, reference]) emulator.resize(cols, rows);
+          }
+        }
+        assert.equal(held.serialize(1000), reference.serialize(1000), `seed ${seed}, the end`);
+        assert.deepEqual(held.cursor, reference.cursor, `seed ${seed}, the cursor at the end`);
+        for (const emulator of [held, reference]) emulator.write(bytes("\x1b[2Kend"));
+        assert.equal(held.serialize(1000), reference.serialize(1000), "the attributes in force");
+        assert.ok(
+          held.skippedBytes > plain.skippedBytes,
+          `holding skipped more (${held.skippedBytes} > ${plain.skippedBytes} bytes, ${chunks} chunks)`,
+        );
+      } finally {
+        held.dispose();
+        plain.dispose();
+        reference.dispose();
+      }
+    }
+  });
+
+  it("linesToSkip says whether the whole chunk was text, line ends and SGR sequences", () => {
+    const lines = "\x1b[31my\x1b[m\r\n".repeat(100);
+    assert.equal(linesToSkip(bytes(lines), 10).clean, true);
+    assert.equal(linesToSkip(bytes(lines + "partial é"), 10).clean, true);
+    assert.equal(linesToSkip(bytes(lines + "\x1b]0;title\x07"), 10).clean, false);
+    assert.equal(linesToSkip(bytes(lines + "\x1b[2J"), 10).clean, false);
+    assert.equal(linesToSkip(bytes(lines + "\x1b[3"), 10).clean, false, "a sequence cut short");
+    const cut = new Uint8Array([...bytes(lines), 0xc3]);
+    assert.equal(linesToSkip(cut, 10).clean, false, "a character cut short");
+    assert.equal(linesToSkip(bytes("y\r\n".repeat(5)), 10).clean, false, "nothing to skip");
   });
 });
