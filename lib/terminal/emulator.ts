@@ -182,6 +182,8 @@ export class Emulator {
    * read of those parses them first.
    */
   #held: Uint8Array | undefined;
+  /** Where held lines are copied: made on the first hold, then reused (a copy each would be garbage). */
+  #heldStore: Uint8Array | undefined;
   #title = "";
   #serializer: SerializeAddon | undefined;
   #rowTexts: RowTexts;
@@ -275,7 +277,9 @@ export class Emulator {
   /** Holds `bytes` (a copy) unparsed when small enough; returns whether it did. */
   #hold(bytes: Uint8Array): boolean {
     if (bytes.length > MAX_HELD) return false;
-    this.#held = bytes.slice();
+    this.#heldStore ??= new Uint8Array(MAX_HELD);
+    this.#heldStore.set(bytes);
+    this.#held = this.#heldStore.subarray(0, bytes.length);
     return true;
   }
 
