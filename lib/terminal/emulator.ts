@@ -166,6 +166,7 @@ const MIN_SKIP_CHUNK = 4096;
 /** The most bytes of a flood's last lines held unparsed while more of it is on its way. */
 const MAX_HELD = 256 * 1024;
 const LF = 0x0a;
+const CR = 0x0d;
 
 /** One emulated screen with its scrollback. */
 export class Emulator {
@@ -240,6 +241,10 @@ export class Emulator {
           this.#parse(bytes);
           return;
         }
+      } else if (bytes[0] === LF && this.#lastByte === CR) {
+        // A CR LF split between two chunks (a third of the chunks of `yes`): the line ends first.
+        this.#parse(bytes.subarray(0, 1));
+        bytes = bytes.subarray(1);
       }
       const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
       if (skip.from > 0) {
@@ -262,7 +267,10 @@ export class Emulator {
     const held = this.#held!;
     // The parser stands where the held bytes end: in its ground state (they are whole
     // sequences), and with no character begun if they end in ASCII.
-    if (bytes.length < MIN_SKIP_CHUNK || held[held.length - 1] >= 0x80) return false;
+    const last = held[held.length - 1];
+    if (bytes.length < MIN_SKIP_CHUNK || last >= 0x80 || (last === CR && bytes[0] === LF)) {
+      return false;
+    }
     const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
     if (skip.from === 0) return false;
     this.#held = undefined;

@@ -292,6 +292,33 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
     }
   });
 
+  it("a chunk that starts with the LF of a CR LF split from the chunk before still skips", () => {
+    const size = { cols: 40, rows: 8, scrollback: 20 };
+    const first = bytes("y\r\n".repeat(3000) + "last y\r");
+    const second = bytes("\n" + "\x1b[32mg\x1b[m\r\n".repeat(3000) + "end");
+    for (const more of [false, true]) {
+      const fast = new Emulator(size);
+      const reference = new Emulator(size);
+      try {
+        fast.write(first, more);
+        const before = fast.skippedBytes;
+        fast.write(second, more);
+        for (const chunk of [first, second]) {
+          for (let i = 0; i < chunk.length; i += 4000) {
+            reference.write(chunk.subarray(i, i + 4000));
+          }
+        }
+        const what = `more: ${more}`;
+        assert.ok(fast.skippedBytes - before > second.length / 2, `${what}: the second skips`);
+        assert.equal(fast.serialize(1000), reference.serialize(1000), what);
+        assert.deepEqual(fast.cursor, reference.cursor, what);
+      } finally {
+        fast.dispose();
+        reference.dispose();
+      }
+    }
+  });
+
   it("linesToSkip says whether the whole chunk was text, line ends and SGR sequences", () => {
     const lines = "\x1b[31my\x1b[m\r\n".repeat(100);
     assert.equal(linesToSkip(bytes(lines), 10).clean, true);
