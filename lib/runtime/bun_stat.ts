@@ -3,11 +3,14 @@
  * lstat(2) and isatty(3) for Bun without node:fs and node:tty (each costs a
  * short-lived command several ms at start-up): glibc's statx(), whose
  * `struct statx` has the same layout on every Linux architecture, and
- * isatty(), through bun:ffi. Loaded on first use; where they are missing,
- * node:fs and node:tty do it.
+ * isatty(), through bun:ffi. libc is opened on first use; where they are
+ * missing, node:fs and node:tty do it. bun:ffi is imported up front: in the
+ * compiled binary that costs ~0.1 ms, `import.meta.require` at first use ~0.8
+ * (bench/RESULTS.md, issue 16).
  * @module
  */
 
+import { dlopen, FFIType, read } from "bun:ffi";
 import { nodeFs } from "./node_fs.ts";
 import type { PathInfo } from "./types.ts";
 
@@ -47,8 +50,6 @@ function kindOf(mode: number): PathInfo["kind"] {
 }
 
 function loadStatx(): Statx {
-  // bun:ffi itself only now: a command that never calls lstat (--version) does not load it.
-  const { dlopen, FFIType, read } = import.meta.require("bun:ffi") as typeof import("bun:ffi");
   const { i32, u32, ptr } = FFIType;
   const c = dlopen("libc.so.6", {
     statx: { args: [i32, ptr, i32, u32, ptr], returns: i32 },
