@@ -2,11 +2,13 @@
  * What a Terminal's JavaScript thread spends per MB of a flood, by the size
  * of the chunks it is handed: the raw log, the plain-text stream into the
  * text log, and the emulator, exactly as `Terminal` does for each chunk, fed
- * from a file without a PTY (CPU time of this thread, so another process on
+ * from a file without a PTY, each chunk marked as flooding as the PTY reader
+ * marks it (CPU time of this thread, so another process on
  * the machine shows less in it than in a wall-clock rate).
  * @module
  */
 
+import { FLOODING } from "../lib/runtime/pty_reader.ts";
 import { Emulator } from "../lib/terminal/emulator.ts";
 import { OutputLog } from "../lib/terminal/output_log.ts";
 import { TERMINAL_DEFAULTS } from "../lib/terminal/terminal.ts";
@@ -29,7 +31,7 @@ export function chunkCost(
       const before = process.cpuUsage();
       raw.append(chunk);
       plain.pushInto(chunk, text);
-      emulator.write(chunk);
+      emulator.write(chunk, chunk.length >= FLOODING);
       plain.takeOscMarks();
       const used = process.cpuUsage(before);
       cpuUs += used.user + used.system;

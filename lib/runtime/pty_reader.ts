@@ -51,7 +51,7 @@ const GATHER = 1024 * 1024;
  * A chunk at least this large was waiting for the JavaScript thread: the
  * terminal floods, and its handler is told that more probably follows.
  */
-const FLOODING = 128 * 1024;
+export const FLOODING = 128 * 1024;
 /** Bytes taken out of the ring per event-loop turn before other I/O gets a turn. */
 const TURN = 512 * 1024;
 /**

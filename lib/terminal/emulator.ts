@@ -7,7 +7,7 @@
 import xterm from "@xterm/headless";
 import { SerializeAddon } from "@xterm/addon-serialize";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
-import { attributesAtEnd, linesToSkip } from "./flood_skip.ts";
+import { attributesAtEnd, completion, linesToSkip, MAX_SGR } from "./flood_skip.ts";
 import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
 import { afterResize, fillScreenRows, fixXterm } from "./xterm_fixes.ts";
@@ -183,6 +183,8 @@ export class Emulator {
    * read of those parses them first.
    */
   #held: Uint8Array | undefined;
+  /** The unfinished SGR sequence or UTF-8 character the held lines end with: its length, or 0. */
+  #heldUnfinished = 0;
   /** Where held lines are copied: made on the first hold, then reused (a copy each would be garbage). */
   #heldStore: Uint8Array | undefined;
   #title = "";
@@ -251,7 +253,7 @@ export class Emulator {
         this.#feed(skip.prelude);
         bytes = bytes.subarray(skip.from);
         this.#skipped += skip.from;
-        if (more && skip.clean && this.#hold(bytes)) return;
+        if (more && skip.clean && this.#hold(bytes, skip.unfinished)) return;
       }
     }
     this.#parse(bytes);
@@ -260,34 +262,44 @@ export class Emulator {
   /**
    * With lines held: when `bytes` skips lines of its own, the held ones
    * would have scrolled out before them; only their attributes carry over.
+   * Held lines that end in an unfinished SGR sequence or UTF-8 character, or
+   * in the CR of a CR LF, are finished by the first bytes of `bytes`.
    * Returns whether `bytes` was taken (else the held lines are parsed first,
    * and `bytes` the usual way).
    */
   #skipAfterHeld(bytes: Uint8Array, more: boolean): boolean {
     const held = this.#held!;
-    // The parser stands where the held bytes end: in its ground state (they are whole
-    // sequences), and with no character begun if they end in ASCII.
-    const last = held[held.length - 1];
-    if (bytes.length < MIN_SKIP_CHUNK || last >= 0x80 || (last === CR && bytes[0] === LF)) {
-      return false;
-    }
-    const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
+    // Without an unfinished piece, the parser would stand where the held bytes end in its
+    // ground state (they are whole sequences), with no character begun.
+    const finish = this.#heldUnfinished > 0
+      ? completion(held.subarray(held.length - this.#heldUnfinished), bytes)
+      : held[held.length - 1] === CR && bytes[0] === LF
+      ? 1
+      : 0;
+    if (this.#heldUnfinished > 0 && finish === 0) return false;
+    const rest = bytes.subarray(finish);
+    if (rest.length < MIN_SKIP_CHUNK) return false;
+    const skip = linesToSkip(rest, this.#term.rows + this.#scrollback);
     if (skip.from === 0) return false;
+    // The held bytes with their last piece finished (the store has room past MAX_HELD).
+    const whole = this.#heldStore!.subarray(0, held.length + finish);
+    whole.set(bytes.subarray(0, finish), held.length);
     this.#held = undefined;
-    this.#skipped += held.length + skip.from;
-    this.#feed(attributesAtEnd(held));
+    this.#skipped += whole.length + skip.from;
+    this.#feed(attributesAtEnd(whole));
     this.#feed(skip.prelude);
-    const kept = bytes.subarray(skip.from);
-    if (!(more && skip.clean && this.#hold(kept))) this.#parse(kept);
+    const kept = rest.subarray(skip.from);
+    if (!(more && skip.clean && this.#hold(kept, skip.unfinished))) this.#parse(kept);
     return true;
   }
 
   /** Holds `bytes` (a copy) unparsed when small enough; returns whether it did. */
-  #hold(bytes: Uint8Array): boolean {
+  #hold(bytes: Uint8Array, unfinished: number): boolean {
     if (bytes.length > MAX_HELD) return false;
-    this.#heldStore ??= new Uint8Array(MAX_HELD);
+    this.#heldStore ??= new Uint8Array(MAX_HELD + MAX_SGR);
     this.#heldStore.set(bytes);
     this.#held = this.#heldStore.subarray(0, bytes.length);
+    this.#heldUnfinished = unfinished;
     return true;
   }
 

@@ -24,7 +24,7 @@ const LOWER_M = 0x6d;
 const PROBE = 4096;
 
 /** An SGR sequence longer than this ends the skippable start (xterm keeps 32 parameters). */
-const MAX_SGR = 64;
+export const MAX_SGR = 64;
 
 /** What of a chunk need not be parsed. */
 export interface LineSkip {
@@ -39,13 +39,21 @@ export interface LineSkip {
   prelude: Uint8Array;
   /**
    * Whether all of the chunk was text, line ends and SGR sequences (the
-   * skippable start reached its end): what follows `from` then changes no
-   * mode, asks nothing and leaves the parser in its ground state.
+   * skippable start reached its end, or an unfinished SGR sequence or
+   * UTF-8 character that runs to its end: see `unfinished`): what follows
+   * `from` then changes no mode and asks nothing.
    */
   clean: boolean;
+  /**
+   * The length of the unfinished piece a clean chunk ends with (the start of
+   * an SGR sequence or of a UTF-8 character, which the next chunk may finish;
+   * see {@linkcode completion}), else 0: the parser is then in its ground state
+   * after the chunk.
+   */
+  unfinished: number;
 }
 
-const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false };
+const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false, unfinished: 0 };
 
 /**
  * Where to start parsing `bytes` so that only lines nobody could see are
@@ -66,12 +74,53 @@ const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false };
  * screen.
  */
 export function linesToSkip(bytes: Uint8Array, keep: number): LineSkip {
-  const lines = skippableLines(bytes, keep);
-  const skipped = Math.abs(lines) - keep - 1; // Keep `keep` whole lines, and one more.
+  const { lines, stop } = skippableLines(bytes, keep);
+  const skipped = lines - keep - 1; // Keep `keep` whole lines, and one more.
   if (skipped <= 0) return NOTHING;
   let from = 0;
   for (let seen = 0; seen < skipped; seen++) from = bytes.indexOf(LF, from) + 1;
-  return { from, prelude: preludeFor(bytes, from), clean: lines < 0 };
+  const unfinished = stop === bytes.length ? 0 : unfinishedLength(bytes, stop);
+  return {
+    from,
+    prelude: preludeFor(bytes, from),
+    clean: stop === bytes.length || unfinished > 0,
+    unfinished,
+  };
+}
+
+/**
+ * How many bytes at the start of `next` finish `piece` (the unfinished end of
+ * a clean chunk: see {@linkcode LineSkip.unfinished}) into an SGR sequence
+ * that skipping may carry over, or into a UTF-8 character that is no C1
+ * control; 0 when they do not (anything else: the chunks are parsed).
+ */
+export function completion(piece: Uint8Array, next: Uint8Array): number {
+  const joined = new Uint8Array(piece.length + Math.min(next.length, MAX_SGR));
+  joined.set(piece);
+  joined.set(next.subarray(0, joined.length - piece.length), piece.length);
+  const length = piece[0] === ESC ? sgrLength(joined, 0) : utf8Length(joined, 0);
+  return length > piece.length ? length - piece.length : 0;
+}
+
+/**
+ * The length of the piece at `at` when it runs to the end of `bytes` as the
+ * start of an SGR sequence (`ESC`, `ESC [`, then digits and semicolons) or of
+ * a UTF-8 character (a lead byte, then continuation bytes); else 0.
+ */
+function unfinishedLength(bytes: Uint8Array, at: number): number {
+  const length = bytes.length - at;
+  if (bytes[at] === ESC) {
+    if (length >= MAX_SGR || (length > 1 && bytes[at + 1] !== LEFT_BRACKET)) return 0;
+    for (let i = at + 2; i < bytes.length; i++) {
+      if (bytes[i] !== SEMICOLON && (bytes[i] < ZERO || bytes[i] > NINE)) return 0;
+    }
+    return length;
+  }
+  const lead = bytes[at];
+  const needs = lead < 0xc2 ? 0 : lead <= 0xdf ? 2 : lead <= 0xef ? 3 : lead <= 0xf4 ? 4 : 0;
+  if (length >= needs) return 0;
+  for (let i = at + 1; i < bytes.length; i++) if ((bytes[i] & 0xc0) !== 0x80) return 0;
+  return length;
 }
 
 /**
@@ -102,10 +151,10 @@ const BYTE_KIND = Uint8Array.from(
 );
 
 /**
- * How many lines the skippable start of `bytes` holds (0 when too few could),
- * negated when that start is all of `bytes`.
+ * How many lines the skippable start of `bytes` holds, and where that start
+ * ends (`bytes.length` when it is all of them); no lines when too few could.
  */
-function skippableLines(bytes: Uint8Array, keep: number): number {
+function skippableLines(bytes: Uint8Array, keep: number): { lines: number; stop: number } {
   const end = bytes.length;
   // Runs of printable ASCII are passed four bytes at a time, from the first aligned index on.
   const aligned = (4 - (bytes.byteOffset & 3)) & 3;
@@ -123,19 +172,19 @@ function skippableLines(bytes: Uint8Array, keep: number): number {
           i = printableWordsEnd(words, i, limit, aligned);
         }
       } else if (kind === LINE_FEED) {
-        if (i === 0 || bytes[i - 1] !== CR) return lines;
+        if (i === 0 || bytes[i - 1] !== CR) return { lines, stop: i };
         lines++;
         i++;
       } else {
         const length = kind === ESCAPE ? sgrLength(bytes, i) : utf8Length(bytes, i);
-        if (length === 0) return lines;
+        if (length === 0) return { lines, stop: i };
         i += length;
       }
     }
-    if (limit === end) return -lines;
+    if (limit === end) return { lines, stop: end };
     // At this line density the chunk holds too few lines to skip any: a flood of long lines
     // stops here instead of paying the scan for nothing.
-    if (lines * end < (keep + 2) * i) return 0;
+    if (lines * end < (keep + 2) * i) return { lines: 0, stop: i };
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Emulator } from "../../lib/terminal/emulator.ts";
-import { linesToSkip } from "../../lib/terminal/flood_skip.ts";
+import { completion, linesToSkip } from "../../lib/terminal/flood_skip.ts";
 import { describe, it } from "../harness.ts";
 
 const encoder = new TextEncoder();
@@ -321,13 +321,88 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
 
   it("linesToSkip says whether the whole chunk was text, line ends and SGR sequences", () => {
     const lines = "\x1b[31my\x1b[m\r\n".repeat(100);
-    assert.equal(linesToSkip(bytes(lines), 10).clean, true);
-    assert.equal(linesToSkip(bytes(lines + "partial é"), 10).clean, true);
-    assert.equal(linesToSkip(bytes(lines + "\x1b]0;title\x07"), 10).clean, false);
-    assert.equal(linesToSkip(bytes(lines + "\x1b[2J"), 10).clean, false);
-    assert.equal(linesToSkip(bytes(lines + "\x1b[3"), 10).clean, false, "a sequence cut short");
-    const cut = new Uint8Array([...bytes(lines), 0xc3]);
-    assert.equal(linesToSkip(cut, 10).clean, false, "a character cut short");
+    const clean = (chunk: Uint8Array) => {
+      const { clean, unfinished } = linesToSkip(chunk, 10);
+      return { clean, unfinished };
+    };
+    assert.deepEqual(clean(bytes(lines)), { clean: true, unfinished: 0 });
+    assert.deepEqual(clean(bytes(lines + "partial é")), { clean: true, unfinished: 0 });
+    assert.deepEqual(clean(bytes(lines + "\x1b]0;title\x07")), { clean: false, unfinished: 0 });
+    assert.deepEqual(clean(bytes(lines + "\x1b[2J")), { clean: false, unfinished: 0 });
+    assert.deepEqual(clean(bytes(lines + "\x1b[?2")), { clean: false, unfinished: 0 });
+    assert.deepEqual(clean(bytes(lines + "\x1b]0")), { clean: false, unfinished: 0 });
+    assert.deepEqual(clean(bytes(lines + "\x1b[58;5;1m")), { clean: false, unfinished: 0 });
+    // What the next chunk may finish: the start of an SGR sequence or of a UTF-8 character.
+    assert.deepEqual(clean(bytes(lines + "\x1b")), { clean: true, unfinished: 1 });
+    assert.deepEqual(clean(bytes(lines + "\x1b[")), { clean: true, unfinished: 2 });
+    assert.deepEqual(clean(bytes(lines + "\x1b[01;3")), { clean: true, unfinished: 6 });
+    assert.deepEqual(clean(new Uint8Array([...bytes(lines), 0xc3])), {
+      clean: true,
+      unfinished: 1,
+    });
+    const threeOfFour = new Uint8Array([...bytes(lines), 0xf0, 0x9f, 0x98]);
+    assert.deepEqual(clean(threeOfFour), { clean: true, unfinished: 3 });
+    assert.deepEqual(clean(new Uint8Array([...bytes(lines), 0xc3, 0x41])), {
+      clean: false,
+      unfinished: 0,
+    });
     assert.equal(linesToSkip(bytes("y\r\n".repeat(5)), 10).clean, false, "nothing to skip");
+  });
+
+  it("completion: the bytes of the next chunk that finish an unfinished SGR sequence or character", () => {
+    assert.equal(completion(bytes("\x1b[01;3"), bytes("6mtext")), 2);
+    assert.equal(completion(bytes("\x1b"), bytes("[0mtext")), 3);
+    assert.equal(completion(bytes("\x1b[3"), bytes("?1049h")), 0, "not an SGR sequence");
+    assert.equal(completion(bytes("\x1b[5"), bytes("8;5;1m")), 0, "the underline colour");
+    assert.equal(completion(bytes("\x1b[3"), bytes("1")), 0, "still unfinished");
+    assert.equal(completion(new Uint8Array([0xc3]), new Uint8Array([0xa9, 0x41])), 1);
+    assert.equal(completion(new Uint8Array([0xf0, 0x9f]), new Uint8Array([0x98, 0x80])), 2);
+    assert.equal(completion(new Uint8Array([0xc2]), new Uint8Array([0x9b])), 0, "C1 CSI");
+    assert.equal(completion(new Uint8Array([0xc3]), bytes("A")), 0, "malformed");
+  });
+
+  it("held lines that end inside an SGR sequence or a character are skipped when the next chunk finishes it", () => {
+    const size = { cols: 40, rows: 8, scrollback: 20 };
+    // Long lines: the second chunk skips fewer bytes of its own than the first one holds.
+    const coloured = (n: number) =>
+      `\x1b[0m\x1b[01;34m${"d".repeat(60)}\x1b[0m  é ${"f".repeat(40)}\r\n`.repeat(n);
+    const cases: [string, Uint8Array, Uint8Array, boolean][] = [
+      ["an SGR sequence", bytes(coloured(100) + "\x1b[01;"), bytes("36mlink" + coloured(40)), true],
+      ["a lone ESC", bytes(coloured(100) + "\x1b"), bytes("[7minverse\r\n" + coloured(40)), true],
+      [
+        "a character",
+        new Uint8Array([...bytes(coloured(100) + "caf"), 0xc3]),
+        new Uint8Array([0xa9, ...bytes("\r\n" + coloured(40))]),
+        true,
+      ],
+      ["a CR LF", bytes(coloured(100) + "last\r"), bytes("\n" + coloured(40)), true],
+      // Not an SGR sequence after all: the held lines are parsed, the mode is set.
+      ["a mode", bytes(coloured(100) + "\x1b["), bytes("?1049h" + coloured(40)), false],
+    ];
+    for (const [what, first, second, skips] of cases) {
+      const fast = new Emulator(size);
+      const reference = new Emulator(size);
+      try {
+        fast.write(first, true);
+        const before = fast.skippedBytes;
+        fast.write(second, true);
+        for (const chunk of [first, second]) {
+          for (let i = 0; i < chunk.length; i += 4000) {
+            reference.write(chunk.subarray(i, i + 4000));
+          }
+        }
+        // The first chunk's last lines were held: skipped with the second chunk's, or parsed.
+        const [held, skipped] = [first.length - before, fast.skippedBytes - before];
+        assert.equal(skipped >= held, skips, `${what}: ${held} bytes held, ${skipped} skipped`);
+        assert.equal(fast.altScreen, reference.altScreen, what);
+        assert.equal(fast.serialize(1000), reference.serialize(1000), what);
+        assert.deepEqual(fast.cursor, reference.cursor, what);
+        for (const emulator of [fast, reference]) emulator.write(bytes("\x1b[2Kend"));
+        assert.equal(fast.serialize(1000), reference.serialize(1000), `${what}: attributes`);
+      } finally {
+        fast.dispose();
+        reference.dispose();
+      }
+    }
   });
 });
