@@ -10,7 +10,13 @@ import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { attributesAtEnd, completion, linesToSkip, MAX_SGR } from "./flood_skip.ts";
 import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
-import { afterResize, fillScreenRows, fixXterm } from "./xterm_fixes.ts";
+import {
+  afterResize,
+  beforeDispose,
+  beforeResize,
+  fillScreenRows,
+  fixXterm,
+} from "./xterm_fixes.ts";
 
 /** Size and history of an emulator. */
 export interface EmulatorOptions {
@@ -248,7 +254,7 @@ export class Emulator {
         this.#parse(bytes.subarray(0, 1));
         bytes = bytes.subarray(1);
       }
-      const skip = linesToSkip(bytes, this.#term.rows + this.#scrollback);
+      const skip = linesToSkip(bytes, this.#linesKept());
       if (skip.from > 0) {
         this.#feed(skip.prelude);
         bytes = bytes.subarray(skip.from);
@@ -279,7 +285,7 @@ export class Emulator {
     if (this.#heldUnfinished > 0 && finish === 0) return false;
     const rest = bytes.subarray(finish);
     if (rest.length < MIN_SKIP_CHUNK) return false;
-    const skip = linesToSkip(rest, this.#term.rows + this.#scrollback);
+    const skip = linesToSkip(rest, this.#linesKept());
     if (skip.from === 0) return false;
     // The held bytes with their last piece finished (the store has room past MAX_HELD).
     const whole = this.#heldStore!.subarray(0, held.length + finish);
@@ -352,6 +358,18 @@ export class Emulator {
    * ground state with no UTF-8 character begun, the normal screen scrolls as
    * a whole (no scroll region) and characters replace (no insert mode).
    */
+  /**
+   * How many of a chunk's last lines a skip keeps: enough to fill the
+   * scrollback and the screen, plus a screen more. The cursor may stand
+   * above the bottom row (a fresh or cleared screen, a resize to more rows):
+   * the first kept lines then overwrite the rows below it, which keep what
+   * was written there before, and must scroll out as the skipped lines
+   * would have made them.
+   */
+  #linesKept(): number {
+    return 2 * this.#term.rows + this.#scrollback;
+  }
+
   #canSkip(): boolean {
     const core = this.#core;
     const buffer = core.buffer;
@@ -399,6 +417,7 @@ export class Emulator {
   /** Changes the size; lines re-wrap as in xterm. */
   resize(cols: number, rows: number): void {
     this.#parseHeld();
+    beforeResize(this.#core);
     this.#term.resize(cols, rows);
     afterResize(this.#core, rows);
     this.#rowTexts.forget();
@@ -474,7 +493,9 @@ export class Emulator {
     return this.#term.modes.bracketedPasteMode;
   }
 
+  /** Frees xterm's terminal and its pending timers. */
   dispose(): void {
+    beforeDispose(this.#core);
     this.#term.dispose();
   }
 }

@@ -62,10 +62,10 @@ const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false, u
  * a carriage return, and SGR sequences (`ESC [` digits and `;` `m`, without
  * the underline colour 58 and 59, whose reset is not complete in xterm).
  * Nothing there moves the cursor off its line or changes a mode; only the
- * attributes carry over from line to line. When more than `keep` (the
- * screen's rows plus its scrollback) of its lines follow a CR LF, the lines
- * before the last `keep` of them would scroll out of the scrollback before
- * the chunk ends. Starting after them, with their attributes and a CR LF
+ * attributes carry over from line to line. When more than `keep` of its
+ * lines follow a CR LF (enough to scroll every row that was there before out
+ * of the scrollback, wherever the cursor stands: the caller counts them), the
+ * lines before the last `keep` of them would scroll out before the chunk ends. Starting after them, with their attributes and a CR LF
  * parsed first, leaves the same screen, scrollback, cursor and attributes:
  * each kept line starts in column 0 of a new line either way, and the rows a
  * line feed adds take the same background. When the line density of the first

@@ -165,6 +165,25 @@ export function fixXterm(core: unknown): void {
 }
 
 /**
+ * What a resize of xterm needs before it: both screens' circular line lists
+ * start at their first slot. xterm 6.0's re-wrap on a narrowing resize
+ * depends on where the list starts (how many lines have scrolled through
+ * it), so output whose lines were skipped (see `linesToSkip`) re-wrapped
+ * differently from the same output parsed whole (a row more or less).
+ */
+export function beforeResize(core: unknown): void {
+  const buffers = (core as { buffers?: { normal: unknown; alt: unknown } }).buffers;
+  for (const buffer of [buffers?.normal, buffers?.alt]) {
+    const lines = (buffer as Partial<ScreenBuffer> | undefined)?.lines;
+    if (lines === undefined) continue;
+    // Setting a new maximum copies the lines in order into a list that starts at slot 0.
+    const max = lines.maxLength;
+    lines.maxLength = max + 1;
+    lines.maxLength = max;
+  }
+}
+
+/**
  * What a resize of xterm needs after it: both screens get a line for every
  * row (the one not shown is used again later, when a full-screen program ends).
  */
@@ -172,4 +191,18 @@ export function afterResize(core: unknown, rows: number): void {
   const buffers = (core as { buffers?: { normal: unknown; alt: unknown } }).buffers;
   fillScreenRows(buffers?.normal, rows);
   fillScreenRows(buffers?.alt, rows);
+}
+
+/**
+ * What disposing of xterm needs before it: a resize to fewer columns leaves
+ * each screen a timer that trims its lines' memory later, which xterm 6.0's
+ * dispose does not cancel; it is cancelled here (a disposed terminal's lines
+ * need no trimming, and no timer of its own should outlive it).
+ */
+export function beforeDispose(core: unknown): void {
+  const buffers = (core as { buffers?: { normal: unknown; alt: unknown } }).buffers;
+  for (const buffer of [buffers?.normal, buffers?.alt]) {
+    (buffer as { _memoryCleanupQueue?: { clear(): void } } | undefined)?._memoryCleanupQueue
+      ?.clear();
+  }
 }

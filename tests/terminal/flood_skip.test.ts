@@ -405,4 +405,85 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
       }
     }
   });
+
+  it("a skip leaves the same rows wherever the cursor stood, and the same re-wrap after it", () => {
+    // The kept lines overwrite the rows below a cursor that stands above the bottom row; they
+    // must scroll out (with the background the line feeds give) as the skipped lines made them.
+    const plain = bytes("y\r\n".repeat(2000));
+    const red = bytes("\x1b[41m" + "y\r\n".repeat(2000));
+    const long = "0123456789".repeat(10);
+    type Case = {
+      what: string;
+      size: { cols: number; rows: number; scrollback: number };
+      before?: (emulator: Emulator) => void;
+      chunks: Uint8Array[];
+      after?: (emulator: Emulator) => void;
+    };
+    const cases: Case[] = [
+      {
+        what: "a fresh screen, a coloured flood",
+        size: { cols: 20, rows: 5, scrollback: 0 },
+        chunks: [red],
+      },
+      {
+        what: "the cursor sent home over old text",
+        size: { cols: 10, rows: 5, scrollback: 0 },
+        before: (e) => e.write(bytes("X".repeat(50) + "\x1b[H")),
+        chunks: [plain],
+      },
+      {
+        what: "a soft-wrapped line below the cursor",
+        size: { cols: 20, rows: 5, scrollback: 0 },
+        before: (e) => e.write(bytes("x".repeat(100) + "\x1b[H")),
+        chunks: [plain],
+      },
+      {
+        what: "held lines on a fresh screen",
+        size: { cols: 20, rows: 10, scrollback: 0 },
+        chunks: [plain, bytes("\x1b[44m" + "y\r\n".repeat(2000))],
+      },
+      {
+        what: "a screen made taller",
+        size: { cols: 20, rows: 5, scrollback: 0 },
+        before: (e) => {
+          e.write(bytes("old\r\n".repeat(20)));
+          e.resize(20, 10);
+        },
+        chunks: [red],
+      },
+      {
+        what: "with a scrollback, after a clear",
+        size: { cols: 20, rows: 4, scrollback: 3 },
+        before: (e) => e.write(bytes("old\r\n".repeat(20) + "\x1b[H\x1b[2J")),
+        chunks: [red, plain],
+      },
+      ...[2000, 2001, 2002].map((count): Case => ({
+        what: `a long line re-wrapped after ${count} lines`,
+        size: { cols: 80, rows: 2, scrollback: 1 },
+        chunks: [bytes("old\r\n".repeat(count) + long + "\r\n")],
+        after: (e) => e.resize(10, 2),
+      })),
+    ];
+    for (const { what, size, before, chunks, after } of cases) {
+      const fast = new Emulator(size);
+      const reference = new Emulator(size);
+      try {
+        for (const emulator of [fast, reference]) before?.(emulator);
+        const skippedBefore = fast.skippedBytes;
+        for (const chunk of chunks) {
+          fast.write(chunk, true);
+          for (let i = 0; i < chunk.length; i += 4000) reference.write(chunk.subarray(i, i + 4000));
+        }
+        assert.ok(fast.skippedBytes > skippedBefore, `${what}: nothing skipped`);
+        for (const emulator of [fast, reference]) after?.(emulator);
+        assert.deepEqual(fast.lines("all"), reference.lines("all"), what);
+        assert.equal(fast.ansiScreen(), reference.ansiScreen(), what);
+        assert.equal(fast.serialize(1000), reference.serialize(1000), what);
+        assert.deepEqual(fast.cursor, reference.cursor, what);
+      } finally {
+        fast.dispose();
+        reference.dispose();
+      }
+    }
+  });
 });
