@@ -169,8 +169,11 @@ const TO_ALTERNATE_SCREEN = "\x1b[?1049h\x1b[H";
 
 /** Chunks shorter than this are parsed whole (an echo, a prompt): the scan would not pay. */
 const MIN_SKIP_CHUNK = 4096;
-/** The most bytes of a flood's last lines held unparsed while more of it is on its way. */
-const MAX_HELD = 256 * 1024;
+/**
+ * The most bytes of a flood's last lines held unparsed while more of it is on
+ * its way: room for the lines a skip keeps, and a chunk more.
+ */
+const MAX_HELD = 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -225,13 +228,14 @@ export class Emulator {
    *
    * @param more more of this output probably follows at once (a reader
    *   behind a flood): the last lines of a chunk of plain or coloured text
-   *   may then be held instead of parsed, and skipped in turn when the next
-   *   chunk has enough lines of its own. Every read of the screen, the
-   *   scrollback or the cursor, and a resize, parses them first.
+   *   may then be held instead of parsed, with the clean chunks after it,
+   *   and skipped in turn when later lines scroll them out. Every read of
+   *   the screen, the scrollback or the cursor, and a resize, parses them
+   *   first (only the lines that can still be seen).
    */
   write(bytes: Uint8Array | string, more = false): void {
     if (this.#held !== undefined) {
-      if (typeof bytes !== "string" && this.#skipAfterHeld(bytes, more)) return;
+      if (typeof bytes !== "string" && this.#writeAfterHeld(bytes)) return;
       this.#parseHeld();
     }
     if (typeof bytes !== "string" && bytes.length >= MIN_SKIP_CHUNK) {
@@ -254,13 +258,14 @@ export class Emulator {
         this.#parse(bytes.subarray(0, 1));
         bytes = bytes.subarray(1);
       }
-      const skip = linesToSkip(bytes, this.#linesKept());
+      // A chunk with too few lines to skip any may still be held, and the chunks after it.
+      const skip = linesToSkip(bytes, this.#linesKept(), more ? MAX_HELD : bytes.length);
       if (skip.from > 0) {
         this.#feed(skip.prelude);
         bytes = bytes.subarray(skip.from);
         this.#skipped += skip.from;
-        if (more && skip.clean && this.#hold(bytes, skip.unfinished)) return;
       }
+      if (more && skip.clean && this.#hold(bytes, skip.unfinished)) return;
     }
     this.#parse(bytes);
   }
@@ -268,25 +273,22 @@ export class Emulator {
   /**
    * With lines held: when `bytes` skips lines of its own, the held ones
    * would have scrolled out before them; only their attributes carry over.
-   * Held lines that end in an unfinished SGR sequence or UTF-8 character, or
-   * in the CR of a CR LF, are finished by the first bytes of `bytes`.
-   * Returns whether `bytes` was taken (else the held lines are parsed first,
-   * and `bytes` the usual way).
+   * When it has too few lines but is clean too (text, line ends and SGR
+   * sequences), it is held after them (the held lines that it and the rest
+   * scroll out are dropped first, should the store overflow): a flood read
+   * in chunks of a few hundred lines is then parsed only as far as a read
+   * needs. Held lines that end in an unfinished SGR sequence or UTF-8
+   * character, or in the CR of a CR LF, are finished by the first bytes of
+   * `bytes`. Returns whether `bytes` was taken (else the held lines are
+   * parsed first, and `bytes` the usual way).
    */
-  #skipAfterHeld(bytes: Uint8Array, more: boolean): boolean {
+  #writeAfterHeld(bytes: Uint8Array): boolean {
     const held = this.#held!;
-    // Without an unfinished piece, the parser would stand where the held bytes end in its
-    // ground state (they are whole sequences), with no character begun.
-    const finish = this.#heldUnfinished > 0
-      ? completion(held.subarray(held.length - this.#heldUnfinished), bytes)
-      : held[held.length - 1] === CR && bytes[0] === LF
-      ? 1
-      : 0;
-    if (this.#heldUnfinished > 0 && finish === 0) return false;
+    const finish = this.#heldFinish(bytes);
+    if (finish < 0) return false;
     const rest = bytes.subarray(finish);
-    if (rest.length < MIN_SKIP_CHUNK) return false;
-    const skip = linesToSkip(rest, this.#linesKept());
-    if (skip.from === 0) return false;
+    const skip = linesToSkip(rest, this.#linesKept(), MAX_HELD);
+    if (skip.from === 0) return skip.clean && this.#holdMore(bytes, skip.unfinished);
     // The held bytes with their last piece finished (the store has room past MAX_HELD).
     const whole = this.#heldStore!.subarray(0, held.length + finish);
     whole.set(bytes.subarray(0, finish), held.length);
@@ -295,8 +297,47 @@ export class Emulator {
     this.#feed(attributesAtEnd(whole));
     this.#feed(skip.prelude);
     const kept = rest.subarray(skip.from);
-    if (!(more && skip.clean && this.#hold(kept, skip.unfinished))) this.#parse(kept);
+    if (!(skip.clean && this.#hold(kept, skip.unfinished))) this.#parse(kept);
     return true;
+  }
+
+  /**
+   * How many bytes at the start of `bytes` finish the held bytes' unfinished
+   * piece (or the LF of their last CR), or -1 when they do not finish it.
+   */
+  #heldFinish(bytes: Uint8Array): number {
+    const held = this.#held!;
+    // Without an unfinished piece, the parser would stand where the held bytes end in its
+    // ground state (they are whole sequences), with no character begun.
+    if (this.#heldUnfinished > 0) {
+      return completion(held.subarray(held.length - this.#heldUnfinished), bytes) || -1;
+    }
+    return held[held.length - 1] === CR && bytes[0] === LF ? 1 : 0;
+  }
+
+  /** Holds clean `bytes` after the held ones when there is room; returns whether it did. */
+  #holdMore(bytes: Uint8Array, unfinished: number): boolean {
+    if (this.#held!.length + bytes.length > MAX_HELD) this.#trimHeld();
+    const held = this.#held!;
+    if (held.length + bytes.length > MAX_HELD) return false;
+    this.#heldStore!.set(bytes, held.length);
+    this.#held = this.#heldStore!.subarray(0, held.length + bytes.length);
+    this.#heldUnfinished = unfinished;
+    return true;
+  }
+
+  /**
+   * Drops the held lines that the held lines after them scroll out of the
+   * scrollback (their attributes carry over), as a chunk's are skipped.
+   */
+  #trimHeld(): void {
+    const held = this.#held!;
+    const skip = linesToSkip(held, this.#linesKept());
+    if (skip.from === 0) return;
+    this.#feed(skip.prelude);
+    this.#skipped += skip.from;
+    this.#heldStore!.copyWithin(0, skip.from, held.length);
+    this.#held = this.#heldStore!.subarray(0, held.length - skip.from);
   }
 
   /** Holds `bytes` (a copy) unparsed when small enough; returns whether it did. */
@@ -311,8 +352,9 @@ export class Emulator {
 
   /** Parses the held lines, if any: before every read of the rows, the cursor or a resize. */
   #parseHeld(): void {
+    if (this.#held === undefined) return;
+    this.#trimHeld();
     const held = this.#held;
-    if (held === undefined) return;
     this.#held = undefined;
     this.#parse(held);
   }

@@ -53,7 +53,7 @@ export interface LineSkip {
   unfinished: number;
 }
 
-const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false, unfinished: 0 };
+const NO_PRELUDE = new Uint8Array(0);
 
 /**
  * Where to start parsing `bytes` so that only lines nobody could see are
@@ -69,23 +69,19 @@ const NOTHING: LineSkip = { from: 0, prelude: new Uint8Array(0), clean: false, u
  * parsed first, leaves the same screen, scrollback, cursor and attributes:
  * each kept line starts in column 0 of a new line either way, and the rows a
  * line feed adds take the same background. When the line density of the first
- * {@linkcode PROBE} bytes says the chunk cannot hold that many lines, it
- * answers at once: skipping is only ever a saving, never needed for a right
- * screen.
+ * {@linkcode PROBE} bytes says `room` bytes (the chunk, or more that may be
+ * held with it) cannot hold that many lines, it answers at once: skipping is
+ * only ever a saving, never needed for a right screen.
  */
-export function linesToSkip(bytes: Uint8Array, keep: number): LineSkip {
-  const { lines, stop } = skippableLines(bytes, keep);
+export function linesToSkip(bytes: Uint8Array, keep: number, room = bytes.length): LineSkip {
+  const { lines, stop } = skippableLines(bytes, keep, room);
+  const unfinished = stop === bytes.length ? 0 : unfinishedLength(bytes, stop);
+  const clean = stop === bytes.length || unfinished > 0;
   const skipped = lines - keep - 1; // Keep `keep` whole lines, and one more.
-  if (skipped <= 0) return NOTHING;
+  if (skipped <= 0) return { from: 0, prelude: NO_PRELUDE, clean, unfinished };
   let from = 0;
   for (let seen = 0; seen < skipped; seen++) from = bytes.indexOf(LF, from) + 1;
-  const unfinished = stop === bytes.length ? 0 : unfinishedLength(bytes, stop);
-  return {
-    from,
-    prelude: preludeFor(bytes, from),
-    clean: stop === bytes.length || unfinished > 0,
-    unfinished,
-  };
+  return { from, prelude: preludeFor(bytes, from), clean, unfinished };
 }
 
 /**
@@ -152,9 +148,14 @@ const BYTE_KIND = Uint8Array.from(
 
 /**
  * How many lines the skippable start of `bytes` holds, and where that start
- * ends (`bytes.length` when it is all of them); no lines when too few could.
+ * ends (`bytes.length` when it is all of them); no lines when `room` bytes
+ * at the density of the first {@linkcode PROBE} would hold too few.
  */
-function skippableLines(bytes: Uint8Array, keep: number): { lines: number; stop: number } {
+function skippableLines(
+  bytes: Uint8Array,
+  keep: number,
+  room: number,
+): { lines: number; stop: number } {
   const end = bytes.length;
   // Runs of printable ASCII are passed four bytes at a time, from the first aligned index on.
   const aligned = (4 - (bytes.byteOffset & 3)) & 3;
@@ -182,9 +183,9 @@ function skippableLines(bytes: Uint8Array, keep: number): { lines: number; stop:
       }
     }
     if (limit === end) return { lines, stop: end };
-    // At this line density the chunk holds too few lines to skip any: a flood of long lines
+    // At this line density `room` holds too few lines to skip any: a flood of long lines
     // stops here instead of paying the scan for nothing.
-    if (lines * end < (keep + 2) * i) return { lines: 0, stop: i };
+    if (lines * room < (keep + 2) * i) return { lines: 0, stop: i };
   }
 }
 

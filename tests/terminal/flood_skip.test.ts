@@ -173,6 +173,10 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
     // Long lines first, short ones after: judged too sparse, parsed whole (a saving missed, the
     // screen the same, as the test below checks for random floods).
     assert.equal(skipFrom(chunk([long, 50], ["y", 20000]), 1040), 0);
+    // Judged for more room (a chunk that may be held with the next ones): looked at whole.
+    const sparse = chunk([long, 650]);
+    assert.equal(linesToSkip(sparse, 1040).clean, false, "not looked at");
+    assert.equal(linesToSkip(sparse, 1040, 1024 * 1024).clean, true, "looked at");
   });
 
   it("a chunk of plain lines after any state leaves what parsing it whole leaves", () => {
@@ -346,7 +350,8 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
       clean: false,
       unfinished: 0,
     });
-    assert.equal(linesToSkip(bytes("y\r\n".repeat(5)), 10).clean, false, "nothing to skip");
+    const few = linesToSkip(bytes("y\r\n".repeat(5)), 10);
+    assert.deepEqual([few.from, few.clean], [0, true], "nothing to skip, and clean");
   });
 
   it("completion: the bytes of the next chunk that finish an unfinished SGR sequence or character", () => {
@@ -480,6 +485,49 @@ describe("emulator: lines that scroll out of the scrollback are skipped", () => 
         assert.equal(fast.ansiScreen(), reference.ansiScreen(), what);
         assert.equal(fast.serialize(1000), reference.serialize(1000), what);
         assert.deepEqual(fast.cursor, reference.cursor, what);
+      } finally {
+        fast.dispose();
+        reference.dispose();
+      }
+    }
+  });
+
+  it("a flood read in chunks of fewer lines than are kept is held across chunks and skipped", () => {
+    // A reader behind a flood hands on chunks of a few hundred lines (fewer than the screen and
+    // scrollback keep): each is held after the last, and the lines that later ones scroll out
+    // are dropped, here and at the reads; the same rows, cursor and attributes as parsing all.
+    const size = { cols: 80, rows: 24, scrollback: 1000 };
+    for (const seed of [3, 5]) {
+      // The generator's high bits: its low ones repeat with a short period.
+      const next = seeded(seed);
+      const random = (n: number) => Math.floor((next(2 ** 30) / 2 ** 30) * n);
+      const lines: string[] = [];
+      for (let i = 0; i < 60_000; i++) {
+        const text = `${i} ${"abcdefghij".repeat(random(10))}`;
+        lines.push(
+          random(3) === 0 ? `\x1b[3${random(8)};4${random(8)}m${text}\x1b[m\r\n` : `${text}\r\n`,
+        );
+      }
+      const stream = bytes(lines.join("") + "\x1b[1mthe end");
+      const fast = new Emulator(size);
+      const reference = new Emulator(size);
+      try {
+        for (let at = 0, chunk = 0; at < stream.length; chunk++) {
+          const piece = stream.subarray(at, at + 8192 + random(40_000)); // ~150-800 lines
+          at += piece.length;
+          fast.write(piece, chunk === 0 || random(4) !== 0);
+          for (let i = 0; i < piece.length; i += 4000) reference.write(piece.subarray(i, i + 4000));
+          if (random(40) === 0) {
+            const what = `seed ${seed}, chunk ${chunk}`;
+            assert.deepEqual(fast.lines("all"), reference.lines("all"), what);
+            assert.deepEqual(fast.cursor, reference.cursor, what);
+          }
+        }
+        for (const emulator of [fast, reference]) emulator.write(bytes("\x1b[2K!"));
+        assert.equal(fast.serialize(1000), reference.serialize(1000), `seed ${seed}`);
+        assert.deepEqual(fast.cursor, reference.cursor, `seed ${seed}: the cursor`);
+        const share = fast.skippedBytes / stream.length;
+        assert.ok(share > 0.8, `seed ${seed}: ${(share * 100).toFixed(1)}% of the bytes skipped`);
       } finally {
         fast.dispose();
         reference.dispose();
