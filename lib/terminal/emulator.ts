@@ -396,11 +396,6 @@ export class Emulator {
   }
 
   /**
-   * Whether skipping lines leaves the same screen: the parser is in its
-   * ground state with no UTF-8 character begun, the normal screen scrolls as
-   * a whole (no scroll region) and characters replace (no insert mode).
-   */
-  /**
    * How many of a chunk's last lines a skip keeps: enough to fill the
    * scrollback and the screen, plus a screen more. The cursor may stand
    * above the bottom row (a fresh or cleared screen, a resize to more rows):
@@ -412,6 +407,11 @@ export class Emulator {
     return 2 * this.#term.rows + this.#scrollback;
   }
 
+  /**
+   * Whether skipping lines leaves the same screen: the parser is in its
+   * ground state with no UTF-8 character begun, the normal screen scrolls as
+   * a whole (no scroll region) and characters replace (no insert mode).
+   */
   #canSkip(): boolean {
     const core = this.#core;
     const buffer = core.buffer;

@@ -65,8 +65,9 @@ const NO_PRELUDE = new Uint8Array(0);
  * attributes carry over from line to line. When more than `keep` of its
  * lines follow a CR LF (enough to scroll every row that was there before out
  * of the scrollback, wherever the cursor stands: the caller counts them), the
- * lines before the last `keep` of them would scroll out before the chunk ends. Starting after them, with their attributes and a CR LF
- * parsed first, leaves the same screen, scrollback, cursor and attributes:
+ * lines before the last `keep` of them would scroll out before the chunk
+ * ends. Starting after them, with their attributes and a CR LF parsed first,
+ * leaves the same screen, scrollback, cursor and attributes:
  * each kept line starts in column 0 of a new line either way, and the rows a
  * line feed adds take the same background. When the line density of the first
  * {@linkcode PROBE} bytes says `room` bytes (the chunk, or more that may be
