@@ -13,6 +13,8 @@
  * prints the table. `BENCH_ISOLATE=0` runs everything in one process instead.
  *
  * Sizes come from the environment: `BENCH_MB` (200, per flood file),
+ * `BENCH_THROUGHPUT_ROUNDS` (3: ours, the raw PTY and script(1) alternated,
+ * medians and ranges reported, as the machine's speed drifts between runs),
  * `BENCH_ROUNDS` (200), `BENCH_IDLE` (20), `BENCH_FULL` (10),
  * `BENCH_SESSIONS` (500), `BENCH_STARTUP_RUNS` (20); `BENCH_ONLY` picks
  * sections (`throughput,floodmem,tenfloods,roundtrip,memory,startup,servermem`);
@@ -114,6 +116,7 @@ function readConfig(env: Record<string, string>) {
   return {
     sections: new Set<Section>(only.length > 0 ? only as Section[] : SECTIONS),
     megabytes: envNumber(env, "BENCH_MB", 200),
+    throughputRounds: envNumber(env, "BENCH_THROUGHPUT_ROUNDS", 3),
     rounds: envNumber(env, "BENCH_ROUNDS", 200),
     sizes: {
       idle: envNumber(env, "BENCH_IDLE", 20),
@@ -139,7 +142,7 @@ type Config = ReturnType<typeof readConfig>;
 async function floodRows(
   megabytes: number,
   kind: FloodFile["kind"],
-  section: (file: FloodFile) => Promise<Row[]> = throughputSection,
+  section: (file: FloodFile) => Promise<Row[]>,
 ): Promise<Row[]> {
   progress(`writing the ${megabytes} MB ${kind} flood file`);
   const { dir, files } = writeFloodFiles(megabytes, [kind]);
@@ -160,7 +163,11 @@ function runJob(job: Job, config: Config): Promise<Row[]> | Row[] {
     case "roundtrip":
       return roundTripSection(config.rounds);
     case "throughput":
-      return floodRows(config.megabytes, job.flood ?? "plain");
+      return floodRows(
+        config.megabytes,
+        job.flood ?? "plain",
+        (file) => throughputSection(file, config.throughputRounds),
+      );
     case "tenfloods":
       return floodRows(config.tenMegabytes, job.flood ?? "plain", (file) => floodTenSection(file));
     case "servermem":
