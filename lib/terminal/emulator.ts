@@ -10,6 +10,7 @@ import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { attributesAtEnd, completion, linesToSkip, MAX_SGR } from "./flood_skip.ts";
 import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
+import { continuationLength, isWholeChar, unfinishedCharStart } from "./utf8_edges.ts";
 import {
   afterResize,
   beforeDispose,
@@ -196,6 +197,8 @@ export class Emulator {
   #heldUnfinished = 0;
   /** Where held lines are copied: made on the first hold, then reused (a copy each would be garbage). */
   #heldStore: Uint8Array | undefined;
+  /** The start of a UTF-8 character the bytes parsed so far end in the middle of (see `#feed`). */
+  #cutChar: Uint8Array | undefined;
   #title = "";
   #serializer: SerializeAddon | undefined;
   #rowTexts: RowTexts;
@@ -221,7 +224,7 @@ export class Emulator {
   }
 
   /**
-   * Parses output bytes (UTF-8 split across calls is handled by xterm).
+   * Parses output bytes (a UTF-8 character split across calls is parsed whole).
    * A chunk that starts with more lines of text than the screen and
    * scrollback hold skips the ones that would scroll out of both before the
    * chunk ends (see {@linkcode linesToSkip}): nobody could see them.
@@ -365,13 +368,43 @@ export class Emulator {
   }
 
   /**
-   * Hands bytes to xterm's parser. Should xterm throw (a bug a program's
+   * Hands bytes to xterm's parser, each UTF-8 character whole: one that a
+   * chunk ends in the middle of waits for the rest (see utf8_edges.ts; xterm
+   * would keep it too, and lose some). Should xterm throw (a bug a program's
    * output reached; see `xterm_fixes.ts` for those known), the rest of the
    * chunk is lost to the screen, not to the logs: the parser goes back to
    * its ground state, the screen gets all its rows, and `takeFailure` says
    * what happened; the emulator goes on with the next chunk.
    */
   #feed(data: Uint8Array | string): void {
+    if (this.#cutChar !== undefined) {
+      // The character the last bytes began: finished by these, or handed on as it was.
+      const cut = this.#cutChar;
+      const taken = typeof data === "string" ? 0 : continuationLength(cut, data);
+      const piece = new Uint8Array(cut.length + taken);
+      piece.set(cut);
+      if (taken > 0) piece.set((data as Uint8Array).subarray(0, taken), cut.length);
+      data = typeof data === "string" ? data : data.subarray(taken);
+      this.#cutChar = undefined;
+      if (data.length === 0 && !isWholeChar(piece)) {
+        this.#cutChar = piece; // Still unfinished: these bytes were all of its continuation.
+        return;
+      }
+      this.#parseWhole(piece);
+    }
+    if (typeof data !== "string") {
+      const cut = unfinishedCharStart(data);
+      if (cut < data.length) {
+        this.#cutChar = data.slice(cut);
+        data = data.subarray(0, cut);
+      }
+    }
+    this.#parseWhole(data);
+  }
+
+  /** Hands xterm's parser bytes that end on a character's edge (see `#feed`). */
+  #parseWhole(data: Uint8Array | string): void {
+    if (data.length === 0) return;
     const handler = this.#core._inputHandler;
     try {
       this.#rowTexts.write(() => handler.parse(data));

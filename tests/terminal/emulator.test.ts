@@ -114,6 +114,64 @@ describe("emulator: xterm.js bugs a program's output reached", () => {
     emulator.dispose();
   });
 
+  it("emulator: a character split anywhere between chunks shows as when it comes whole (dashes, quotes, ZWJ)", () => {
+    // xterm 6.0 dropped U+2000-U+203F (E2 80 xx) and 4-byte characters with a third byte 0x80
+    // when a chunk ended after their second (third) byte: `screen` showed "xy" for "x—y".
+    const encoder = new TextEncoder();
+    const texts = [
+      "x\u2014y \u201cq\u201d \u2026 \u2022 a\u200db",
+      "\u{1F004}\u{10000}\u20ac\u00e9e\u0301\u4e2d\u{1F469}\u200d\u{1F4BB}",
+      "\x1b]0;t\u2014t\x07\x1b[31m\u2014\x1b[0m|",
+    ];
+    for (const text of texts) {
+      const bytes = encoder.encode(text);
+      const whole = new Emulator({ cols: 40, rows: 2, scrollback: 0 });
+      whole.write(bytes);
+      const expected = whole.lines("visible");
+      for (let at = 1; at < bytes.length; at++) {
+        const split = new Emulator({ cols: 40, rows: 2, scrollback: 0 });
+        split.write(bytes.subarray(0, at));
+        split.write(bytes.subarray(at));
+        assert.deepEqual(
+          split.lines("visible"),
+          expected,
+          `${JSON.stringify(text)} split at ${at}`,
+        );
+        assert.equal(split.title, whole.title);
+        split.dispose();
+      }
+      // A byte at a time: each character waits for all its bytes.
+      const bytewise = new Emulator({ cols: 40, rows: 2, scrollback: 0 });
+      for (let at = 0; at < bytes.length; at++) bytewise.write(bytes.subarray(at, at + 1));
+      assert.deepEqual(
+        bytewise.lines("visible"),
+        expected,
+        `${JSON.stringify(text)} a byte at a time`,
+      );
+      bytewise.dispose();
+      whole.dispose();
+    }
+  });
+
+  it("emulator: a split character's start that the next chunk does not finish is parsed as it was", () => {
+    const split = (...chunks: (number[] | string)[]) => {
+      const emulator = new Emulator({ cols: 20, rows: 1, scrollback: 0 });
+      for (const chunk of chunks) {
+        emulator.write(typeof chunk === "string" ? chunk : new Uint8Array(chunk));
+      }
+      const lines = emulator.lines("visible");
+      emulator.dispose();
+      return lines;
+    };
+    // A lead byte and then no continuation, bytes or a string: as if it came whole.
+    assert.deepEqual(split([0x61, 0xe2, 0x80], [0x62]), split([0x61, 0xe2, 0x80, 0x62]));
+    assert.deepEqual(split([0x61, 0xe2], [0x80], [0x62]), split([0x61, 0xe2, 0x80, 0x62]));
+    assert.deepEqual(split([0x61, 0xe2, 0x80], "b"), split([0x61, 0xe2, 0x80], [0x62]));
+    // A stray continuation byte or a lone lead byte at the end is no character begun.
+    assert.deepEqual(split([0x61, 0x80], [0x62]), split([0x61, 0x80, 0x62]));
+    assert.deepEqual(split([0x61, 0xff], [0x62]), split([0x61, 0xff, 0x62]));
+  });
+
   it("emulator: should xterm throw on some output, the rest is parsed and the failure is told once", () => {
     // A fault put into xterm for this test: its erase in line (CSI K) throws.
     const probe = new xterm.Terminal({ cols: 10, rows: 1, allowProposedApi: true });

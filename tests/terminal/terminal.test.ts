@@ -83,6 +83,18 @@ describe("terminal: output", () => {
     });
   });
 
+  it("terminal: dashes and curly quotes split after their second byte reach the screen and its waits", async () => {
+    // xterm 6.0 dropped them (E2 80 | 94): the screen showed "xy q" while the text log had it all.
+    const script = "printf 'x\\342\\200'; sleep 0.1; printf '\\224y \\342\\200\\234q\\342\\200'; " +
+      "sleep 0.1; printf '\\235\\n'";
+    await withTerminal({ argv: ["sh", "-c", script] }, async (terminal) => {
+      await terminal.waitForText("x—y “q”", 5000);
+      await terminal.wait();
+      assert.equal(terminal.output().text, "x—y “q”\n");
+      assert.equal(terminal.screenText(), "x—y “q”");
+    });
+  });
+
   it("terminal: the text log drops from the front on a character boundary", async () => {
     await withTerminal(
       { argv: ["sh", "-c", "printf 'ééééé€€€😀😀end'"], outputLimit: 10 },

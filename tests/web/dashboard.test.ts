@@ -77,6 +77,9 @@ describe("web dashboard (chromium)", () => {
       await openSession(page, "alpha");
       await world.ok(["type", "alpha", "echo typed-from-the-cli"]);
       await waitForPageText(page, /echo typed-from-the-cli/);
+      // A dash whose bytes come in two frames (xterm.js 6.0 dropped it: "xy").
+      await world.ok(["type", "alpha", "\nprintf 'x\\342\\200'; sleep 0.3; printf '\\224y\\n'\n"]);
+      await waitForPageText(page, /^x—y$/);
       // The address bar lost the ticket.
       assert.doesNotMatch(page.url(), /ticket/);
       // Nothing failed on the way: no missing file (a favicon), no CSP refusal, no exception.

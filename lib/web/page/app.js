@@ -100,6 +100,7 @@ function onMessage(message) {
       if (!view || view.name !== message.name) return;
       view.id = message.id;
       view.term.reset();
+      view.cutChar = null;
       sizeTerm(view, message.cols, message.rows);
       view.offset = message.offset;
       draw(view, message.data, message.offset, true);
@@ -146,7 +147,34 @@ function onOutput(frame) {
   if (offset < view.offset) bytes = bytes.subarray(view.offset - offset);
   if (bytes.length === 0) return;
   view.offset += bytes.length;
-  draw(view, bytes, view.offset, false);
+  draw(view, wholeChars(view, bytes), view.offset, false);
+}
+
+/**
+ * `bytes` with the start of a UTF-8 character that the last frame ended in
+ * the middle of put back in front, less one this frame ends in the middle of
+ * (kept for the next): xterm.js 6.0 loses some characters split between two
+ * writes (dashes, curly quotes), as lib/terminal/utf8_edges.ts says.
+ */
+function wholeChars(view, bytes) {
+  if (view.cutChar) {
+    const joined = new Uint8Array(view.cutChar.length + bytes.length);
+    joined.set(view.cutChar);
+    joined.set(bytes, view.cutChar.length);
+    bytes = joined;
+    view.cutChar = null;
+  }
+  for (let at = bytes.length - 1; at >= 0 && at >= bytes.length - 3; at--) {
+    const byte = bytes[at];
+    if ((byte & 0xc0) === 0x80) continue; // A continuation byte: its lead is further back.
+    const length = byte < 0xc2 ? 0 : byte <= 0xdf ? 2 : byte <= 0xef ? 3 : byte <= 0xf4 ? 4 : 0;
+    if (length > bytes.length - at) {
+      view.cutChar = bytes.slice(at);
+      bytes = bytes.subarray(0, at);
+    }
+    break;
+  }
+  return bytes;
 }
 
 /** Bytes drawn between two acks at most (the server sends at most 256 KiB beyond the last). */
@@ -395,7 +423,17 @@ function openView(name) {
     convertEol: false,
     cursorBlink: false,
   });
-  const view = { name, term, id: null, offset: 0, acked: 0, writing: 0, cols: 0, rows: 0 };
+  const view = {
+    name,
+    term,
+    id: null,
+    offset: 0,
+    acked: 0,
+    writing: 0,
+    cols: 0,
+    rows: 0,
+    cutChar: null,
+  };
   state.view = view;
   $("screen").replaceChildren();
   term.open($("screen"));
