@@ -53,7 +53,8 @@ shell, waits until it ends, prints its output and exits with its exit code
 (120 when it cannot be known: the session's program is not bash, zsh or fish).
 If it is still running after --timeout S (default 30), prints what it has
 written so far, says so on stderr and exits with 124; the command keeps
-running ("exec NAME ''" collects more, "key NAME C-c" interrupts it).
+running ("exec NAME ''" collects more, or exits with 2 when nothing is
+running; "key NAME C-c" interrupts it).
 With --follow the output is printed as it comes, line by line (a line is
 printed when it ends; the rest when the command ends), and the exit code is
 still the command's; it is the default when stdout is a terminal (without

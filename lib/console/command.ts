@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ConsoleContext } from "./context.ts";
+import type { ConsoleContext, HintForm } from "./context.ts";
 import type { ArgSpec } from "./words.ts";
 
 /** The words of a line after the command's name. */
@@ -13,6 +13,8 @@ export interface CommandInput {
   words: string[];
   /** The rest of the line after the command's name, as typed. */
   raw: string;
+  /** How its errors name other commands (see `ConsoleContext.hint`). */
+  hints: HintForm;
 }
 
 /** What a command produced. */

@@ -9,7 +9,7 @@ import { SessionBusyError, SessionNotFoundError, SessionUsageError } from "../se
 import { TerminalDisposedError } from "../terminal/errors.ts";
 import { UnknownKeyError } from "../terminal/keys.ts";
 import type { Command, Problem, StepResult } from "./command.ts";
-import type { ConsoleContext } from "./context.ts";
+import type { ConsoleContext, HintForm } from "./context.ts";
 import { CommandError } from "./errors.ts";
 import { findCommand, unknownCommand } from "./table.ts";
 import { tokenize } from "./tokenize.ts";
@@ -24,10 +24,16 @@ export interface ParsedLine {
 
 /**
  * Reads a line without running it: finds the command and checks its words.
+ * @param hints how errors name commands: "command-line" for a subcommand's
+ *   line (`termbridge help keys`; the console's usage is left out)
  * @returns null for a blank line or a comment
  * @throws {CommandError} saying what is wrong (with the command's usage)
  */
-export function parseLine(line: string, mode: "repl" | "script"): ParsedLine | null {
+export function parseLine(
+  line: string,
+  mode: "repl" | "script",
+  hints: HintForm = "console",
+): ParsedLine | null {
   const trimmed = line.trim();
   if (trimmed === "" || trimmed.startsWith("#")) return null;
   const first = /^\S+/.exec(trimmed)![0];
@@ -49,10 +55,10 @@ export function parseLine(line: string, mode: "repl" | "script"): ParsedLine | n
     );
   }
   try {
-    const parsed = command.parse({ words, raw: trimmed.slice(first.length) });
+    const parsed = command.parse({ words, raw: trimmed.slice(first.length), hints });
     return { command, parsed, line: trimmed };
   } catch (error) {
-    if (!(error instanceof CommandError)) throw error;
+    if (!(error instanceof CommandError) || hints === "command-line") throw error;
     throw new CommandError(`${error.message}\nUsage: ${command.usage}`);
   }
 }
@@ -75,7 +81,7 @@ export async function runCommand(
 ): Promise<StepResult | null> {
   let parsed: ParsedLine | null;
   try {
-    parsed = parseLine(line, ctx.mode);
+    parsed = parseLine(line, ctx.mode, ctx.hints);
   } catch (error) {
     const first = line.trim().split(/\s+/)[0];
     return {

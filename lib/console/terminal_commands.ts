@@ -9,6 +9,7 @@ import type { WaitCondition, WaitResult } from "../sessions/waits.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import { keyInMessage, keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
 import { type Command, defineCommand } from "./command.ts";
+import type { HintForm } from "./context.ts";
 import { CommandError, interruptible } from "./errors.ts";
 import { absorb, duration } from "./exec_commands.ts";
 import { waitForPrompt } from "./prompt_wait.ts";
@@ -90,9 +91,9 @@ Examples:
   key Escape : w q Enter
 
 Key names: "help keys" lists them.`,
-  parse({ words }) {
+  parse({ words, hints }) {
     if (words.length === 0) throw new CommandError(`Cannot run "key": name a key, e.g. key Enter`);
-    for (const name of words) checkKey(name);
+    for (const name of words) checkKey(name, hints);
     return words;
   },
   run(ctx, names) {
@@ -102,7 +103,7 @@ Key names: "help keys" lists them.`,
   },
 });
 
-function checkKey(name: string): void {
+function checkKey(name: string, hints: HintForm): void {
   try {
     keyToSequence(name);
   } catch (error) {
@@ -110,10 +111,11 @@ function checkKey(name: string): void {
     const hint = error.suggestion === undefined
       ? ": type"
       : `: did you mean "${error.suggestion}"? Type`;
+    const [help, type] = hints === "console"
+      ? ['"help keys"', '"type"']
+      : ['"termbridge help keys"', '"termbridge type"'];
     throw new CommandError(
-      `Unknown key ${
-        keyInMessage(name)
-      }${hint} "help keys" for the key names, or use "type" for text`,
+      `Unknown key ${keyInMessage(name)}${hint} ${help} for the key names, or use ${type} for text`,
     );
   }
 }

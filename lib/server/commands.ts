@@ -269,12 +269,21 @@ const TABLE: Record<string, Subcommand> = {
       if (code !== EXIT.ok) return code;
       const result = step.data as
         | {
+          command: string;
           output: string;
           exitCode: number | null;
           status: string;
           shellExited?: string;
         }
         | undefined;
+      if (command === "" && result?.command === "") {
+        // Nothing to collect: no exit code to stand for, not even an unknown one.
+        return await fail(
+          call.json,
+          "usage",
+          `Cannot run "exec": nothing is running in session "${name}", so there is no output to collect: give the command (termbridge exec ${name} COMMAND); an empty one collects a command still running after --timeout`,
+        );
+      }
       const output = result?.output ?? "";
       const rest = output.startsWith(streamed) ? output.slice(streamed.length) : output;
       if (call.json && follow) {
@@ -323,7 +332,8 @@ const TABLE: Record<string, Subcommand> = {
       return code;
     },
   },
-  key: console1("key", {}, 1),
+  // Options anywhere: no key name starts with "-" but "-" itself.
+  key: console1("key"),
   wait: console1("wait", { timeout: "value", all: "flag" }),
   resize: console1("resize"),
   record: console1("record", { overwrite: "flag", "record-input": "flag" }),

@@ -92,7 +92,7 @@ export async function serveRpc(stream: MessageStream, options: RpcHostOptions): 
   app.onRequest(SERVER_METHODS.consoleRun, schemas.consoleRun, async ({ params, signal }) => {
     let parsed;
     try {
-      parsed = parseLine(params.line, params.mode ?? "script");
+      parsed = parseLine(params.line, params.mode ?? "script", params.hints);
     } catch (error) {
       if (error instanceof CommandError) throw new acp.RequestError(-32602, error.message);
       throw error;

@@ -52,6 +52,39 @@ describe("session server: what tmux users reach for", () => {
       assert.deepEqual(waited.namedGroups, { host: "example" });
     }));
 
+  it("key's refusals name the command line's commands; its options go anywhere", () =>
+    inWorld(BUILD, async (world) => {
+      await world.ok(["new", "k"]);
+      // A user's report: 'Type "help keys"' and "Usage: key KEY..." are the REPL's words.
+      const unknown = await world.tb(["key", "k", "f13"]);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /did you mean "F10"\? Type "termbridge help keys"/);
+      assert.doesNotMatch(unknown.stderr, /Usage: key/);
+      // --json after the keys was taken for a key, and the error was not JSON.
+      const json = await world.tb(["key", "k", "f13", "--json"]);
+      assert.equal(json.code, 2);
+      assert.equal(JSON.parse(json.stdout).error.problem, "usage");
+      assert.deepEqual(JSON.parse(await world.ok(["key", "k", "C-u", "--json"])), {});
+    }));
+
+  it("exec with no command and nothing running is a bad command line, not an unknown exit code", () =>
+    inWorld(BUILD, async (world) => {
+      await world.ok(["new", "e"]);
+      // A user's report: exit 120, "has no shell integration", in a bash session.
+      for (const args of [["exec", "e"], ["exec", "e", ""]]) {
+        const nothing = await world.tb(args);
+        assert.equal(nothing.code, 2);
+        assert.match(nothing.stderr, /nothing is running in session "e"/);
+        assert.doesNotMatch(nothing.stderr, /shell integration/);
+      }
+      // A command still running after --timeout is collected, with its own exit code.
+      assert.equal(
+        (await world.tb(["exec", "e", "--timeout", "0.2", "sleep 1; (exit 3)"])).code,
+        124,
+      );
+      assert.equal((await world.tb(["exec", "e", "--timeout", "5", ""])).code, 3);
+    }));
+
   it("screen --ansi and shot --ansi keep the colours", () =>
     inWorld(BUILD, async (world) => {
       await world.ok(["new", "c"]);
