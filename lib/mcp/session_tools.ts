@@ -28,6 +28,8 @@ export interface ExecuteResult {
   working_dir: string;
   /** How completion was detected: shell integration, or the screen settling. */
   completion: string;
+  /** Set when the command line ended the session's shell itself (`exit 3`, `set -e; false`): says so. */
+  shell_exited?: string;
 }
 
 /** Options of the session tools. */
@@ -106,7 +108,11 @@ export class SessionTools {
    */
   async readable(name: string | undefined, options: { create?: boolean } = {}): Promise<Session> {
     const key = name ?? DEFAULT_SESSION;
-    if (this.#disposed.has(key)) throw new TerminalDisposedError();
+    if (this.#disposed.has(key)) {
+      throw new TerminalDisposedError(
+        `session "${key}" was closed; openSession {"name": "${key}"} opens a new one`,
+      );
+    }
     const create = options.create === true || name === undefined || name === DEFAULT_SESSION;
     const session = create ? await this.#getOrOpen(key) : this.#manager.get(key);
     this.#lastUse.set(key, performance.now());
@@ -124,7 +130,9 @@ export class SessionTools {
       const how = status.signal
         ? `killed by ${status.signal}`
         : `exited with code ${status.exitCode}`;
-      throw new TerminalDisposedError(`its program ${how}; close it and open a new one`);
+      throw new TerminalDisposedError(
+        `its program ${how}; closeSession {"name": "${session.name}"} then openSession {"name": "${session.name}"} starts a new one`,
+      );
     }
     return session;
   }
@@ -156,6 +164,7 @@ export class SessionTools {
       status: result.status,
       working_dir: result.cwd,
       completion: result.completion,
+      ...(result.shellExited === undefined ? {} : { shell_exited: result.shellExited }),
     };
   }
 

@@ -22,6 +22,7 @@ interface Execute {
   status: "completed" | "running";
   working_dir: string;
   completion: string;
+  shell_exited?: string;
 }
 
 async function execute(mcp: McpProcess, args: Record<string, unknown>): Promise<Execute> {
@@ -68,6 +69,29 @@ describe("mcp terminal_execute", () => {
         const result = await execute(mcp, { command });
         assert.deepEqual([result.status, result.exit_code], ["completed", code], command);
       }
+    });
+  });
+
+  it("mcp: a command line that ends the shell itself says so, and the session then says why it cannot run more", async () => {
+    await withMcp(async (mcp) => {
+      const ended = await execute(mcp, { command: "set -e; false" });
+      assert.equal(ended.exit_code, 1);
+      assert.match(ended.shell_exited ?? "", /the shell itself exited \(code 1\)/);
+      const next = await mcp.call("terminal_execute", { command: "echo after" });
+      assert.equal(next.isError, true);
+      assert.match(
+        next.text,
+        /its program exited with code 1; closeSession \{"name": "default"\} then openSession/,
+      );
+      // A user's report: after closing the default session, every tool said "has been
+      // disposed" without how to go on; opening it again gives a fresh shell.
+      await mcp.ok("closeSession", { name: "default" });
+      const closed = await mcp.call("terminal_execute", { command: "true" });
+      assert.match(closed.text, /was closed; openSession \{"name": "default"\} opens a new one/);
+      await mcp.json("openSession", { name: "default" });
+      // An ordinary failure says nothing of the kind.
+      const failed = await execute(mcp, { command: "false" });
+      assert.deepEqual([failed.exit_code, failed.shell_exited], [1, undefined]);
     });
   });
 

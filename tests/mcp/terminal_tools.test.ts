@@ -263,7 +263,10 @@ describe("mcp seed-004 tools", () => {
         const result = await mcp.call(name, args);
         assert.deepEqual(
           [result.isError, result.text],
-          [true, "Error: Terminal session has been disposed"],
+          [
+            true,
+            'Error: Terminal session has been disposed: session "gone" was closed; openSession {"name": "gone"} opens a new one',
+          ],
           name,
         );
       }
