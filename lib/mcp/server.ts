@@ -37,10 +37,14 @@ function inputSchema(schema: z.ZodObject): { type: "object"; [key: string]: unkn
   return { ...json, type: "object" };
 }
 
-function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError, schema: z.ZodObject): string {
   return error.issues.map((issue) => {
     const path = issue.path.join(".");
-    return path === "" ? issue.message : `${path}: ${issue.message}`;
+    // A misspelt argument: name the ones the tool takes (`timeout_ms` for `timeout`).
+    const known = issue.code === "unrecognized_keys" && path === ""
+      ? ` (it takes ${Object.keys(schema.shape).join(", ")})`
+      : "";
+    return path === "" ? issue.message + known : `${path}: ${issue.message}`;
   }).join("; ");
 }
 
@@ -73,7 +77,9 @@ export function createMcpServer(sessions: SessionTools, options: McpServerOption
     }
     const parsed = tool.schema.safeParse(args ?? {});
     if (!parsed.success) {
-      return failure(`Invalid arguments for tool "${name}": ${describeIssues(parsed.error)}`);
+      return failure(
+        `Invalid arguments for tool "${name}": ${describeIssues(parsed.error, tool.schema)}`,
+      );
     }
     try {
       const result = await tool.run(sessions, parsed.data, signal);

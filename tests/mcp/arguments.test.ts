@@ -59,6 +59,13 @@ describe("mcp bad arguments", () => {
         assert.ok(issue !== undefined, `${where} names ${field}: ${result.text}`);
         assert.match(issue, detail, where);
       }
+      // A misspelt argument names the ones the tool takes (a user wrote timeout_ms for wait).
+      const misspelt = await mcp.call("wait", { text: "x", timeout_ms: 100 });
+      assert.equal(misspelt.isError, true);
+      assert.match(
+        misspelt.text,
+        /Unrecognized key: "timeout_ms" \(it takes text, regex, .*timeout/,
+      );
       // Never a crash: the same server still runs commands.
       const echo = JSON.parse(await mcp.ok("terminal_execute", { command: "echo alive" }));
       assert.equal(echo.content, "alive\n");
