@@ -32,6 +32,34 @@ export interface ExecuteResult {
   shell_exited?: string;
 }
 
+/** What the command tool takes (seed 003's parameters). */
+export interface ExecuteArgs {
+  command: string;
+  is_input?: boolean;
+  no_enter?: boolean;
+  timeout?: number;
+  terminal_id?: string;
+}
+
+/** Waits for `promise` to settle, or throws the abort reason once `signal` is aborted. */
+async function untilAborted(promise: Promise<unknown>, signal?: AbortSignal): Promise<void> {
+  if (signal === undefined) {
+    await promise;
+    return;
+  }
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
 /** Options of the session tools. */
 export interface SessionToolsOptions {
   /** Directory to record every session into, or undefined. */
@@ -67,6 +95,8 @@ export class SessionTools {
   readonly #options: SessionToolsOptions;
   readonly #disposed = new Set<string>();
   readonly #lastUse = new Map<string, number>();
+  /** Per terminal, when its last terminal_execute call is over (see `execute`). */
+  readonly #turns = new Map<string, Promise<unknown>>();
   readonly recordings: Recordings;
   #reaper: ReturnType<typeof setInterval> | undefined;
 
@@ -137,15 +167,28 @@ export class SessionTools {
     return session;
   }
 
-  /** The command tool: run, collect, or send input, as seed 003 describes. */
-  async execute(args: {
-    command: string;
-    is_input?: boolean;
-    no_enter?: boolean;
-    timeout?: number;
-    terminal_id?: string;
-  }, signal?: AbortSignal): Promise<ExecuteResult> {
+  /**
+   * The command tool: run, collect, or send input, as seed 003 describes.
+   * Calls on one terminal run in the order they came, each after the one
+   * before returned (a client's parallel tool calls, as typed one after the
+   * other); a call cancelled while it waits never runs.
+   */
+  async execute(args: ExecuteArgs, signal?: AbortSignal): Promise<ExecuteResult> {
     const id = args.terminal_id ?? DEFAULT_SESSION;
+    const before = this.#turns.get(id) ?? Promise.resolve();
+    const turn = (async () => {
+      await untilAborted(before, signal);
+      return await this.#execute(id, args, signal);
+    })();
+    const done = Promise.allSettled([before, turn]);
+    this.#turns.set(id, done);
+    void done.then(() => {
+      if (this.#turns.get(id) === done) this.#turns.delete(id);
+    });
+    return await turn;
+  }
+
+  async #execute(id: string, args: ExecuteArgs, signal?: AbortSignal): Promise<ExecuteResult> {
     const session = args.command === ""
       ? await this.readable(id, { create: true })
       : await this.live(id, { create: true });

@@ -256,6 +256,31 @@ describe("mcp terminal_execute", () => {
     });
   });
 
+  it("mcp: parallel calls on one terminal run in the order sent; a cancelled one that waits never runs", async () => {
+    await withMcp(async (mcp) => {
+      // A user's report: the first of two parallel calls on a new terminal was refused,
+      // 'Cannot run "sleep 0.3; echo one": "echo two" is still running'.
+      const [one, two] = await Promise.all([
+        execute(mcp, { command: "sleep 0.3; echo one" }),
+        execute(mcp, { command: "echo two" }),
+      ]);
+      assert.deepEqual([one.content, two.content], ["one\n", "two\n"]);
+      const cancel = new AbortController();
+      const first = execute(mcp, { command: "sleep 0.5; echo first" });
+      const waiting = mcp.client.callTool(
+        { name: "terminal_execute", arguments: { command: "echo never-ran > /dev/null; echo x" } },
+        undefined,
+        { signal: cancel.signal },
+      );
+      const third = execute(mcp, { command: "echo third" });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      cancel.abort();
+      await assert.rejects(waiting);
+      assert.deepEqual([(await first).content, (await third).content], ["first\n", "third\n"]);
+      assert.doesNotMatch(await mcp.ok("getContent"), /never-ran/);
+    });
+  });
+
   it("mcp: a cancelled terminal_execute stops waiting, and the next collect has all the output", async () => {
     await withMcp(async (mcp) => {
       const command = "echo before; sleep 2.5; echo after";
