@@ -423,6 +423,11 @@ export class Emulator {
     return failure;
   }
 
+  /** Bytes at the end of the output that wait for the rest of their UTF-8 character (see `#feed`). */
+  get unfinishedBytes(): number {
+    return this.#cutChar?.length ?? 0;
+  }
+
   /** Bytes of lines not parsed because they would have scrolled out unseen. */
   get skippedBytes(): number {
     return this.#skipped;

@@ -54,7 +54,11 @@ export const TERMINAL_DEFAULTS = {
 export interface TerminalSnapshot {
   /** Text that rebuilds the state in an xterm.js of `cols` x `rows`. */
   data: string;
-  /** The raw log's `totalBytes` the state stands at. */
+  /**
+   * The raw log's `totalBytes` the state stands at: before the start of a
+   * UTF-8 character the output so far ends in the middle of, so that the
+   * bytes from here rebuild it whole.
+   */
   offset: number;
   cols: number;
   rows: number;
@@ -410,7 +414,7 @@ export class Terminal {
     const screen = this.#screen();
     return {
       data: screen.serialize(scrollback),
-      offset: this.#raw.totalBytes,
+      offset: this.#raw.totalBytes - screen.unfinishedBytes,
       cols: screen.cols,
       rows: screen.rows,
     };

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SpawnError, TerminalDisposedError, WaitTimeoutError } from "../../lib/terminal/errors.ts";
 import { UnknownKeyError } from "../../lib/terminal/keys.ts";
+import { Emulator } from "../../lib/terminal/emulator.ts";
 import { Terminal } from "../../lib/terminal/terminal.ts";
 import { BASH, bashEnv, isAlive, withTerminal } from "../helpers.ts";
 
@@ -92,6 +93,22 @@ describe("terminal: output", () => {
       await terminal.wait();
       assert.equal(terminal.output().text, "x—y “q”\n");
       assert.equal(terminal.screenText(), "x—y “q”");
+    });
+  });
+
+  it("terminal: a snapshot taken in the middle of a character stands before it, so the bytes after rebuild it", async () => {
+    const script = "printf 'x\\342\\200'; sleep 0.5; printf '\\224y\\n'";
+    await withTerminal({ argv: ["sh", "-c", script] }, async (terminal) => {
+      await terminal.waitForText("x", 5000);
+      await waitUntil(() => terminal.rawLog.totalBytes === 3);
+      const shot = terminal.snapshot(100);
+      assert.equal(shot.offset, 1);
+      await terminal.wait();
+      const viewer = new Emulator({ cols: shot.cols, rows: shot.rows, scrollback: 100 });
+      viewer.write(shot.data);
+      viewer.write(terminal.rawLog.since(shot.offset));
+      assert.deepEqual(viewer.lines("all"), ["x—y"]);
+      viewer.dispose();
     });
   });
 
