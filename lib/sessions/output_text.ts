@@ -72,15 +72,22 @@ function redrawnRange(
   redraw: Redraw,
 ): { from: number; to: number } | undefined {
   const promptEnd = redraw.promptEnd - first;
+  const typedFrom = redraw.typedFrom - first;
   const at = redraw.at - first;
   if (promptEnd < 0 || at > held.length) return undefined;
-  const lineStart = held.lastIndexOf(0x0a, promptEnd - 1) + 1;
-  const prompt = promptEnd - lineStart;
+  const prompt = promptEnd - (held.lastIndexOf(0x0a, promptEnd - 1) + 1); // Its last line.
   const redrawStart = at - prompt;
-  const length = redrawStart - lineStart; // The prompt's last line and the line typed after it.
-  if (redrawStart < promptEnd || at + (length - prompt) > held.length) return undefined;
+  const typed = redrawStart - typedFrom; // The line typed after the prompt, before the redraw.
+  if (typed < 0 || at + typed > held.length) return undefined;
+  if (!sameBytes(held, promptEnd - prompt, redrawStart, prompt)) return undefined;
+  if (!sameBytes(held, typedFrom, at, typed)) return undefined;
+  return { from: first + redrawStart, to: first + at + typed };
+}
+
+/** Whether `bytes` holds the same `length` bytes at `a` and at `b`. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
   for (let i = 0; i < length; i++) {
-    if (held[lineStart + i] !== held[redrawStart + i]) return undefined;
+    if (bytes[a + i] !== bytes[b + i]) return false;
   }
-  return { from: first + redrawStart, to: first + redrawStart + length };
+  return true;
 }

@@ -27,12 +27,16 @@ export interface RunningCommand {
 }
 
 /**
- * A line editor's redraw of the prompt's last line (bash redraws it after
- * the typed-line check): where the prompt it redrew ended, and where the
- * redraw's own end mark is, as text-log offsets.
+ * A line editor's redraw of the prompt's last line and the line typed after
+ * it (bash redraws them after the typed-line check, and at a new prompt when
+ * it reads the rest of Enter's keys there), as text-log offsets: where the
+ * prompt ended (its last line's length), where the line typed after it
+ * starts (the prompt's end, or the last redraw's), and the redraw's own
+ * prompt end.
  */
 export interface Redraw {
   promptEnd: number;
+  typedFrom: number;
   at: number;
 }
 
@@ -66,6 +70,8 @@ export class ShellState {
   cwd: string;
   /** Where the last prompt the shell started ended (its 133;B), in the text log. */
   #promptEnd: number | undefined;
+  /** Where the line typed at it starts: that prompt's end, or the last redraw's. */
+  #typedFrom = 0;
   /** The last cwd mark's path as the shell sent it (every prompt sends one; it rarely changes). */
   #cwdMark: string | undefined;
   /** The line editor's redraws of the prompt's last line: the most recent ones only. */
@@ -128,12 +134,21 @@ export class ShellState {
         // A redraw of the prompt the line was typed at: the shell has not taken the line yet.
         if (!this.#promptStarted) {
           if (this.#promptEnd !== undefined) {
-            this.redraws.push({ promptEnd: this.#promptEnd, at: offset });
+            this.redraws.push({
+              promptEnd: this.#promptEnd,
+              typedFrom: this.#typedFrom,
+              at: offset,
+            });
             if (this.redraws.length > MAX_REDRAWS) this.redraws.shift();
+            this.#typedFrom = offset;
           }
           break;
         }
-        this.#promptEnd = offset;
+        this.#promptEnd = this.#typedFrom = offset;
+        // A prompt end after this one without a new prompt's start is a redraw of it: bash's
+        // line editor redraws the prompt at once when Enter's last key (the check's disarm,
+        // a `bind -x`) is read there.
+        this.#promptStarted = false;
         // The line editor has the terminal now: typed text is not echoed twice.
         this.atPrompt = true;
         this.interrupted = false;

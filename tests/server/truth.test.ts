@@ -96,6 +96,21 @@ describe("session server: truthful exit statuses and states", () => {
       assert.equal(events[0].origin, "exec");
       assert.equal(events[0].shell, true);
       assert.match(events[0].client, /^exec pid \d+$/);
+      // A user's report: from the second line on, each prompt showed twice, glued
+      // ("$ $ echo two", "echo tworoot@vm:~# echo two"): bash redraws it when it reads the
+      // rest of Enter's keys at the next prompt.
+      await world.ok(["exec", "r", "echo two"]);
+      await world.ok(["type", "r", "echo three\n"]);
+      await world.ok(["wait", "r", "regex", "^three$"]);
+      await world.ok(["wait", "r", "prompt"]);
+      const lines = (await world.ok(["read", "r", "--since", "0"])).split("\n");
+      const prompt = lines.find((line) => line.includes("echo two"))!.split("echo two")[0];
+      assert.notEqual(prompt, "", lines.join("\n"));
+      assert.deepEqual(
+        lines.filter((line) => line.includes(prompt)),
+        [`${prompt}echo one-$((40+2))`, `${prompt}echo two`, `${prompt}echo three`, prompt],
+        lines.join("\n"),
+      );
     }));
 
   it("a command line that ends the shell says so, and the last screen stays readable", () =>
