@@ -10,7 +10,7 @@ import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { attributesAtEnd, completion, linesToSkip, MAX_SGR } from "./flood_skip.ts";
 import { RowTexts, type RowTextsCore } from "./row_texts.ts";
 import { readLines, type ScreenScope } from "./screen.ts";
-import { continuationLength, isWholeChar, unfinishedCharStart } from "./utf8_edges.ts";
+import { unfinishedCharStart } from "./utf8_edges.ts";
 import {
   afterResize,
   beforeDispose,
@@ -177,6 +177,11 @@ const MIN_SKIP_CHUNK = 4096;
 const MAX_HELD = 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
+/**
+ * The most bytes xterm's parser decodes at once: a longer call is cut into
+ * slices of this size wherever they fall, inside a character too.
+ */
+const XTERM_SLICE = 131072;
 
 /** One emulated screen with its scrollback. */
 export class Emulator {
@@ -369,37 +374,38 @@ export class Emulator {
 
   /**
    * Hands bytes to xterm's parser, each UTF-8 character whole: one that a
-   * chunk ends in the middle of waits for the rest (see utf8_edges.ts; xterm
-   * would keep it too, and lose some). Should xterm throw (a bug a program's
-   * output reached; see `xterm_fixes.ts` for those known), the rest of the
-   * chunk is lost to the screen, not to the logs: the parser goes back to
-   * its ground state, the screen gets all its rows, and `takeFailure` says
-   * what happened; the emulator goes on with the next chunk.
+   * chunk ends in the middle of waits for the rest, which is parsed with it
+   * and what follows (see utf8_edges.ts; xterm would keep it too, and lose
+   * some). Should xterm throw (a bug a program's output reached; see
+   * `xterm_fixes.ts` for those known), the rest of the chunk is lost to the
+   * screen, not to the logs: the parser goes back to its ground state, the
+   * screen gets all its rows, and `takeFailure` says what happened; the
+   * emulator goes on with the next chunk.
    */
   #feed(data: Uint8Array | string): void {
-    if (this.#cutChar !== undefined) {
-      // The character the last bytes began: finished by these, or handed on as it was.
-      const cut = this.#cutChar;
-      const taken = typeof data === "string" ? 0 : continuationLength(cut, data);
-      const piece = new Uint8Array(cut.length + taken);
-      piece.set(cut);
-      if (taken > 0) piece.set((data as Uint8Array).subarray(0, taken), cut.length);
-      data = typeof data === "string" ? data : data.subarray(taken);
-      this.#cutChar = undefined;
-      if (data.length === 0 && !isWholeChar(piece)) {
-        this.#cutChar = piece; // Still unfinished: these bytes were all of its continuation.
-        return;
-      }
-      this.#parseWhole(piece);
+    const cut = this.#cutChar;
+    this.#cutChar = undefined;
+    if (typeof data === "string") {
+      if (cut !== undefined) this.#parseWhole(cut); // As it was: a string holds no rest of it.
+      this.#parseWhole(data);
+      return;
     }
-    if (typeof data !== "string") {
-      const cut = unfinishedCharStart(data);
-      if (cut < data.length) {
-        this.#cutChar = data.slice(cut);
-        data = data.subarray(0, cut);
-      }
+    if (cut !== undefined) {
+      const joined = new Uint8Array(cut.length + data.length);
+      joined.set(cut);
+      joined.set(data, cut.length);
+      data = joined;
     }
-    this.#parseWhole(data);
+    const end = unfinishedCharStart(data);
+    if (end < data.length) this.#cutChar = data.slice(end);
+    // Slices of at most xterm's own (it cuts a longer call into 128 KiB slices, anywhere).
+    for (let at = 0; at < end;) {
+      const sliceEnd = end - at <= XTERM_SLICE
+        ? end
+        : at + unfinishedCharStart(data.subarray(at, at + XTERM_SLICE));
+      this.#parseWhole(data.subarray(at, sliceEnd));
+      at = sliceEnd;
+    }
   }
 
   /** Hands xterm's parser bytes that end on a character's edge (see `#feed`). */
@@ -425,6 +431,7 @@ export class Emulator {
 
   /** Bytes at the end of the output that wait for the rest of their UTF-8 character (see `#feed`). */
   get unfinishedBytes(): number {
+    this.#parseHeld();
     return this.#cutChar?.length ?? 0;
   }
 

@@ -27,20 +27,3 @@ export function unfinishedCharStart(bytes: Uint8Array): number {
   }
   return end;
 }
-
-/**
- * How many bytes at the start of `next` go on with `piece`, the start of a
- * character that {@linkcode unfinishedCharStart} found: continuation bytes,
- * at most as many as it lacks.
- */
-export function continuationLength(piece: Uint8Array, next: Uint8Array): number {
-  const lacks = charLength(piece[0]) - piece.length;
-  let length = 0;
-  while (length < lacks && length < next.length && (next[length] & 0xc0) === 0x80) length++;
-  return length;
-}
-
-/** Whether `piece` (a character's start, with what followed it) is a whole character. */
-export function isWholeChar(piece: Uint8Array): boolean {
-  return charLength(piece[0]) === piece.length;
-}
