@@ -83,7 +83,8 @@ Enter" presses Enter on its own. Text that starts with "-" goes after "--"
     summary: "press keys by name in a session: Enter, C-c, Ctrl+D, Up, Escape...",
     help: `Presses the keys in session NAME, in order. Both vocabularies work: tmux
 style (C-c, M-f, S-Tab, BSpace, Up, PPage) and friendly style (Ctrl+C, Alt+F,
-Shift+Tab, Backspace, ArrowUp, PageUp). A single character types itself.
+Shift+Tab, Backspace, ArrowUp, PageUp). A single ASCII character types
+itself (é, 日: use type).
 
 Example:
   termbridge key editor Escape : w q Enter`,

@@ -25,7 +25,8 @@ export const KEYS_HELP = `Keys, by name (case-insensitive), for "key" and "input
 ${wrap(KEY_NAMES.join(" "), 76, "  ")}
 Also tmux style: C-c, C-d, M-f (Alt), S-Tab, BTab, BSpace, DC, IC, Up, Down,
 Left, Right, PPage, NPage; modifiers combine: C-S-Up, Ctrl+Alt+Delete. A
-single character is a key that types itself.`;
+single printable ASCII character is a key that types itself; other text
+(é, 日) goes with "type".`;
 
 /** The list of commands with their short forms and summaries. */
 export function commandList(commands: readonly Command[], mode: "repl" | "script"): string {

@@ -33,8 +33,8 @@ Examples:
   type "echo 'two  spaces'\\n"
   type "line one\\nline two\\n"`,
   raw: true,
-  parse({ raw }) {
-    return readText("type", raw);
+  parse({ raw, hints }) {
+    return readText("type", raw, hints);
   },
   run(ctx, text) {
     ctx.session().type(text);
@@ -57,8 +57,8 @@ Examples:
   paste "for i in 1 2 3\\ndo echo $i\\ndone"
   key Enter`,
   raw: true,
-  parse({ raw }) {
-    return readText("paste", raw);
+  parse({ raw, hints }) {
+    return readText("paste", raw, hints);
   },
   run(ctx, text) {
     ctx.session().type(text, { paste: true });
@@ -66,12 +66,19 @@ Examples:
   },
 });
 
-function readText(command: string, raw: string): string {
+function readText(command: string, raw: string, hints: HintForm): string {
   const { text } = parseTextArgs(command, raw);
   if (text === "") {
-    throw new CommandError(`Cannot run "${command}": give the text, e.g. ${command} ls -la`);
+    throw new CommandError(
+      `Cannot run "${command}": give the text, e.g. ${example(hints, command, "ls -la")}`,
+    );
   }
   return text;
+}
+
+/** `command args` as typed in the front end: `key Enter`, `termbridge key NAME Enter`. */
+function example(hints: HintForm, command: string, args: string): string {
+  return hints === "console" ? `${command} ${args}` : `termbridge ${command} NAME ${args}`;
 }
 
 const key = defineCommand<string[]>({
@@ -82,8 +89,8 @@ const key = defineCommand<string[]>({
   help: `Presses the keys, in order. Names are case-insensitive and come in two
 vocabularies: tmux style (C-c, M-f, S-Tab, BSpace, DC, Up, PPage, NPage) and
 friendly style (Ctrl+C, Alt+F, Shift+Tab, Backspace, Delete, ArrowUp,
-PageUp). A single character is a key that types itself. Arrows follow the
-program's cursor-key mode.
+PageUp). A single printable ASCII character is a key that types itself
+(é or 日: use "type"). Arrows follow the program's cursor-key mode.
 
 Examples:
   key Enter
@@ -92,7 +99,11 @@ Examples:
 
 Key names: "help keys" lists them.`,
   parse({ words, hints }) {
-    if (words.length === 0) throw new CommandError(`Cannot run "key": name a key, e.g. key Enter`);
+    if (words.length === 0) {
+      throw new CommandError(
+        `Cannot run "key": name a key, e.g. ${example(hints, "key", "Enter")}`,
+      );
+    }
     for (const name of words) checkKey(name, hints);
     return words;
   },
@@ -261,7 +272,7 @@ The text is the rest of the line, as for "expect". --all looks at the
 scrollback too. A timeout fails, showing the screen.`,
   raw: true,
   spec: { options: { timeout: "value", all: "flag" }, trailing: true },
-  parse({ raw }) {
+  parse({ raw, hints }) {
     const { options, text, quoted } = parseTextArgs("wait", raw, this.spec);
     const timeoutMs = duration(options.timeout);
     const scope = options.all ? "all" as const : undefined;
@@ -270,7 +281,9 @@ scrollback too. A timeout fails, showing the screen.`,
       const rest = parseTextArgs("wait", text.slice(kind!.length)).text;
       if (rest === "") {
         throw new CommandError(
-          `Cannot run "wait ${kind}": give what to wait for, e.g. wait ${kind} ready`,
+          `Cannot run "wait ${kind}": give what to wait for, e.g. ${
+            example(hints, "wait", `${kind} ready`)
+          }`,
         );
       }
       return rest;

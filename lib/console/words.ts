@@ -4,6 +4,7 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "../base/timing.ts";
 import { CommandError } from "./errors.ts";
 
 /** What a command accepts after its name. */
@@ -119,7 +120,15 @@ export function parseDuration(value: string, unit: "s" | "ms", what: string): nu
       } such as ${unit === "s" ? '"5", "2.5" or "500ms"' : '"500", "500ms" or "2s"'}`,
     );
   }
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? unit]);
+  const ms = Math.round(Number(match[1]) * UNITS[match[2] ?? unit]);
+  if (ms > MAX_TIMER_MS) {
+    throw new CommandError(
+      `Cannot read ${what} ${JSON.stringify(value)}: at most ${
+        unit === "s" ? `${Math.floor(MAX_TIMER_MS / 1000)} s` : `${MAX_TIMER_MS} ms`
+      } (about 24 days), the longest a timer can wait`,
+    );
+  }
+  return ms;
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { timerMs } from "../base/timing.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import type { Terminal } from "../terminal/terminal.ts";
 import { SessionUsageError } from "./errors.ts";
@@ -81,7 +82,7 @@ export function idleFor(
             ),
           )
         ),
-      timeoutMs,
+      timerMs(timeoutMs),
     );
     const stop = terminal.onChange(() =>
       terminal.exitStatus !== null ? finish(resolve) : restart()
@@ -157,7 +158,7 @@ export function settledFor(
           ),
         )
       );
-    }, timeoutMs);
+    }, timerMs(timeoutMs));
     const stop = terminal.onChange(() => {
       if (terminal.exitStatus !== null) return finish(resolve);
       printingSince ??= performance.now();

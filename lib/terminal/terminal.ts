@@ -18,6 +18,7 @@ import {
   TerminalDisposedError,
   WaitTimeoutError,
 } from "./errors.ts";
+import { timerMs } from "../base/timing.ts";
 import { keyToSequence } from "./keys.ts";
 import { checkWorkingDirectory, resolveProgram } from "./launch.ts";
 import { containment, type TerminalCgroup } from "../sandbox/containment.ts";
@@ -521,7 +522,7 @@ export class Terminal {
       const timer = setTimeout(() => {
         const screen = this.#disposed ? "" : this.screenText({ scope: "visible" });
         settle(() => reject(new WaitTimeoutError(what, timeoutMs, screen)));
-      }, timeoutMs);
+      }, timerMs(timeoutMs));
       const stop = this.onChange(() => {
         try {
           const value = check();

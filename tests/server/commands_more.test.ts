@@ -65,6 +65,22 @@ describe("session server: what tmux users reach for", () => {
       assert.equal(json.code, 2);
       assert.equal(JSON.parse(json.stdout).error.problem, "usage");
       assert.deepEqual(JSON.parse(await world.ok(["key", "k", "C-u", "--json"])), {});
+      // A user's report: the examples were the REPL's ("e.g. key Enter", "e.g. type ls -la").
+      const cases: [string[], RegExp][] = [
+        [["key", "k"], /e\.g\. termbridge key NAME Enter/],
+        [["type", "k", ""], /e\.g\. termbridge type NAME ls -la/],
+        [["wait", "k", "text"], /e\.g\. termbridge wait NAME text ready/],
+      ];
+      for (const [args, example] of cases) {
+        const run = await world.tb(args);
+        assert.equal(run.code, 2, args.join(" "));
+        assert.match(run.stderr, example, args.join(" "));
+      }
+      // A timeout longer than a timer can wait was an instant timeout ("Timed out after
+      // 2147484000 ms"): it is refused.
+      const forever = await world.tb(["wait", "k", "text", "NOPE", "--timeout", "2147484"]);
+      assert.equal(forever.code, 2);
+      assert.match(forever.stderr, /at most 2147483 s/);
     }));
 
   it("exec with no command and nothing running is a bad command line, not an unknown exit code", () =>
