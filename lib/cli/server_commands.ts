@@ -84,7 +84,7 @@ Enter" presses Enter on its own. Text that starts with "-" goes after "--"
     help: `Presses the keys in session NAME, in order. Both vocabularies work: tmux
 style (C-c, M-f, S-Tab, BSpace, Up, PPage) and friendly style (Ctrl+C, Alt+F,
 Shift+Tab, Backspace, ArrowUp, PageUp). A single ASCII character types
-itself (é, 日: use type).
+itself (other text: use type).
 
 Example:
   termbridge key editor Escape : w q Enter`,

@@ -26,7 +26,7 @@ ${wrap(KEY_NAMES.join(" "), 76, "  ")}
 Also tmux style: C-c, C-d, M-f (Alt), S-Tab, BTab, BSpace, DC, IC, Up, Down,
 Left, Right, PPage, NPage; modifiers combine: C-S-Up, Ctrl+Alt+Delete. A
 single printable ASCII character is a key that types itself; other text
-(é, 日) goes with "type".`;
+(an accented letter, CJK) goes with "type".`;
 
 /** The list of commands with their short forms and summaries. */
 export function commandList(commands: readonly Command[], mode: "repl" | "script"): string {

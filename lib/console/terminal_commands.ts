@@ -90,7 +90,7 @@ const key = defineCommand<string[]>({
 vocabularies: tmux style (C-c, M-f, S-Tab, BSpace, DC, Up, PPage, NPage) and
 friendly style (Ctrl+C, Alt+F, Shift+Tab, Backspace, Delete, ArrowUp,
 PageUp). A single printable ASCII character is a key that types itself
-(é or 日: use "type"). Arrows follow the program's cursor-key mode.
+(other text: use "type"). Arrows follow the program's cursor-key mode.
 
 Examples:
   key Enter
