@@ -55,6 +55,20 @@ export interface ConsoleOptions {
 /** How error hints name the commands to try. */
 export type HintForm = "console" | "command-line";
 
+/** {@linkcode ConsoleContext.hint} in `form`, for code that has no context (a command's parse). */
+export function commandHint(
+  form: HintForm,
+  command: string,
+  rest: string,
+  session?: string,
+): string {
+  if (form === "console") return `"${rest === "" ? command : `${command} ${rest}`}"`;
+  const words = ["termbridge", command];
+  if (session !== undefined) words.push(quoteWord(session));
+  if (rest !== "") words.push(rest);
+  return `"${words.join(" ")}"`;
+}
+
 /** The state commands share. */
 export class ConsoleContext {
   readonly sessions: SessionManager;
@@ -93,11 +107,7 @@ export class ConsoleContext {
    * after the command's, when `session` is given).
    */
   hint(command: string, rest: string, session?: string): string {
-    if (this.hints === "console") return `"${rest === "" ? command : `${command} ${rest}`}"`;
-    const words = ["termbridge", command];
-    if (session !== undefined) words.push(quoteWord(session));
-    if (rest !== "") words.push(rest);
-    return `"${words.join(" ")}"`;
+    return commandHint(this.hints, command, rest, session);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { WaitCondition, WaitResult } from "../sessions/waits.ts";
 import { WaitTimeoutError } from "../terminal/errors.ts";
 import { keyInMessage, keyToSequence, UnknownKeyError } from "../terminal/keys.ts";
 import { type Command, defineCommand } from "./command.ts";
-import type { HintForm } from "./context.ts";
+import { commandHint, type HintForm } from "./context.ts";
 import { CommandError, interruptible } from "./errors.ts";
 import { absorb, duration } from "./exec_commands.ts";
 import { waitForPrompt } from "./prompt_wait.ts";
@@ -122,11 +122,9 @@ function checkKey(name: string, hints: HintForm): void {
     const hint = error.suggestion === undefined
       ? ": type"
       : `: did you mean "${error.suggestion}"? Type`;
-    const [help, type] = hints === "console"
-      ? ['"help keys"', '"type"']
-      : ['"termbridge help keys"', '"termbridge type"'];
     throw new CommandError(
-      `Unknown key ${keyInMessage(name)}${hint} ${help} for the key names, or use ${type} for text`,
+      `Unknown key ${keyInMessage(name)}${hint} ${commandHint(hints, "help", "keys")} ` +
+        `for the key names, or use ${commandHint(hints, "type", "")} for text`,
     );
   }
 }
